@@ -1,0 +1,124 @@
+// The Store is the seam for scale: blobs, trees, workspaces, checkpoints, the live overlay and the
+// event log. It is asynchronous and knows nothing of SQLite or Redis above its implementations.
+// Atomicity is optimistic: every workspace has a revision, and every commit names the revision
+// it was computed from; a commit against a moved revision fails with CONFLICT and the caller
+// recomputes. That works the same in one process, across processes, and across machines.
+import type { Entry } from "../core/entry.js";
+import type { Hash } from "../core/hash.js";
+
+export const CHECKPOINT_KINDS = ["manual", "auto", "safety", "fork", "import", "initial"] as const;
+export type CheckpointKind = (typeof CHECKPOINT_KINDS)[number];
+
+export interface WorkspaceRecord {
+  name: string;
+  description: string;
+  /** Id of the head checkpoint. */
+  head: string;
+  /** Bumped by every commit; also the sequence number of the newest event. */
+  revision: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CheckpointRecord {
+  /** Store-wide unique id. */
+  id: string;
+  workspace: string;
+  /** Unique within its workspace. */
+  name: string;
+  root: Hash;
+  parent: string | null;
+  createdAt: number;
+  actor: string;
+  kind: CheckpointKind;
+  description: string;
+}
+
+/** A live change: an entry that replaces what head has at `path`, or null for a deletion. */
+export interface OverlayRow {
+  path: string;
+  entry: Entry | null;
+}
+
+export interface EventInput {
+  op: string;
+  path: string;
+  oldHash: Hash | null;
+  newHash: Hash | null;
+  actor: string;
+}
+
+export interface EventRecord extends EventInput {
+  workspace: string;
+  seq: number;
+  time: number;
+}
+
+export interface Commit {
+  /** The revision the change was computed from; CONFLICT when the workspace has moved on. */
+  expectRevision: number;
+  /** Overlay entries under these directories are removed first (for recursive deletes and renames). */
+  clearUnder?: string[];
+  /** Overlay rows to set, applied after clearUnder. */
+  set: OverlayRow[];
+  /** Events to append; each gets the next sequence number. At least one. */
+  events: EventInput[];
+}
+
+export interface HeadMove {
+  expectRevision: number;
+  /** A new checkpoint to record before moving head to it, or null to move to an existing one. */
+  checkpoint: CheckpointRecord | null;
+  head: string;
+  /** Drop the whole live overlay (checkpoint folded it, restore discards it). */
+  clearOverlay: boolean;
+  event: EventInput;
+}
+
+export interface Store {
+  readonly url: string;
+  close(): Promise<void>;
+
+  // Content-addressed objects. Putting an object that exists is a no-op.
+  putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void>;
+  getBlob(hash: Hash): Promise<Buffer | null>;
+  hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>>;
+  putTrees(trees: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void>;
+  getTree(hash: Hash): Promise<Buffer | null>;
+
+  // Workspaces. createWorkspace records the initial checkpoint too; ALREADY_EXISTS on a taken name.
+  createWorkspace(ws: WorkspaceRecord, initial: CheckpointRecord): Promise<void>;
+  getWorkspace(name: string): Promise<WorkspaceRecord | null>;
+  listWorkspaces(): Promise<WorkspaceRecord[]>;
+  /** Removes the workspace, its checkpoints, overlay and events (objects stay until gc). */
+  deleteWorkspace(name: string): Promise<boolean>;
+
+  // The live overlay.
+  overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>>;
+  /** Rows strictly below `dir`; with `childrenOnly`, only its direct children. */
+  overlayUnder(workspace: string, dir: string, childrenOnly?: boolean): Promise<OverlayRow[]>;
+  overlayCount(workspace: string): Promise<number>;
+
+  /** Applies a live change atomically; returns the new revision. CONFLICT on a stale revision. */
+  commit(workspace: string, commit: Commit): Promise<number>;
+  /** Moves head (checkpoint, restore) atomically; returns the new revision. CONFLICT on a stale revision. */
+  moveHead(workspace: string, move: HeadMove): Promise<number>;
+
+  // Checkpoints, newest first in listings.
+  getCheckpoint(workspace: string, nameOrId: string): Promise<CheckpointRecord | null>;
+  getCheckpointById(id: string): Promise<CheckpointRecord | null>;
+  listCheckpoints(workspace: string): Promise<CheckpointRecord[]>;
+  /** Fails with CONFLICT when it is the workspace's head. */
+  deleteCheckpoint(workspace: string, id: string): Promise<boolean>;
+
+  listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
+
+  // Garbage collection support.
+  /** Every root a live object can hang from: checkpoint roots and overlay entries. */
+  gcRoots(): Promise<{ trees: Set<Hash>; blobs: Set<Hash> }>;
+  /** All object hashes with their creation time, for the sweep. */
+  listObjects(kind: "blob" | "tree"): AsyncIterable<{ hash: Hash; createdAt: number; size: number }>;
+  deleteObjects(kind: "blob" | "tree", hashes: readonly Hash[]): Promise<number>;
+  /** Store-level consistency check (e.g. SQLite integrity_check); returns problems found. */
+  checkIntegrity(): Promise<string[]>;
+}

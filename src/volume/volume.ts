@@ -1,0 +1,64 @@
+// A Volume is a tree of files the operations run on: a versioned workspace or a plain directory.
+// Every mutation is atomic and reports what it did; every path argument is already normalized.
+import type { EntryKind } from "../core/entry.js";
+import type { Hash } from "../core/hash.js";
+
+export interface Stat {
+  path: string;
+  name: string;
+  kind: EntryKind;
+  /** Bytes for a file, target length for a symlink, 0 for a directory. */
+  size: number;
+  /** Content hash for a file, hash of the target text for a symlink, absent for a directory. */
+  sha256?: Hash;
+  mode: number;
+  /** Milliseconds since the epoch. */
+  mtime: number;
+  /** Only for symlinks. */
+  target?: string;
+}
+
+export interface MutationResult {
+  path: string;
+  kind: EntryKind | "deleted";
+  size: number;
+  sha256: Hash | null;
+  /** The volume's revision after this mutation (a workspace's event sequence number). */
+  revision: number;
+}
+
+export interface WriteOptions {
+  /** Operation name recorded in the event log ("write", "replace", "patch", …). */
+  op: string;
+  /**
+   * Precondition checked atomically with the write: a hash means the file must currently have
+   * exactly that content; null means nothing may exist at the path (create-exclusive).
+   * Failing it throws CONFLICT (or ALREADY_EXISTS for null).
+   */
+  expectSha256?: Hash | null;
+  /** File mode for a new file; an existing file keeps its mode. */
+  mode?: number;
+}
+
+export interface Volume {
+  /** Human-readable name for messages: "workspace demo", "directory /srv/data". */
+  readonly label: string;
+
+  /** lstat semantics: a symlink is reported, not followed. Null when nothing is there. */
+  stat(path: string): Promise<Stat | null>;
+  /** Bytes of a file (symlinks are followed inside the volume). NOT_FOUND / INVALID_ARGUMENT for a directory. */
+  readFile(path: string): Promise<Buffer>;
+  /** Direct children of a directory, in no particular order. */
+  list(path: string): Promise<Stat[]>;
+  /** Every entry below `path` (not `path` itself), depth-first, up to `maxDepth` levels (Infinity = all). */
+  walk(path: string, maxDepth?: number): AsyncIterable<Stat>;
+
+  /** Writes a file, creating missing parent directories. Refuses to write over a directory. */
+  writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult>;
+  /** Creates a directory and any missing parents; an existing directory is not an error. */
+  mkdir(path: string): Promise<MutationResult>;
+  /** Deletes a file, symlink or directory (a non-empty directory only with `recursive`). */
+  remove(path: string, options: { recursive?: boolean; expectSha256?: Hash }): Promise<MutationResult>;
+  /** Moves a file, symlink or directory. The target must not exist unless `overwrite` (never over a directory). */
+  rename(from: string, to: string, options: { overwrite?: boolean }): Promise<MutationResult>;
+}
