@@ -1,0 +1,276 @@
+// The afs engine as one object: open a home, then manage workspaces, checkpoints and volumes.
+// Every surface (CLI, MCP, ACP, HTTP) talks to this facade and the ops, never to the store.
+import { randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
+import { userInfo } from "node:os";
+import { AfsError } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
+import { openStore } from "../store/open.js";
+import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import {
+  type CreateCheckpointOptions,
+  createCheckpoint,
+  deleteCheckpoint,
+  getCheckpoint,
+  listCheckpoints,
+  restoreCheckpoint,
+} from "./checkpoints.js";
+import { defaultStoreUrl, readConfig, resolveHome, writeConfig } from "./config.js";
+import { type EngineContext, type WorkspaceInfo, checkpointInfo, snapshot, workspaceInfo } from "./context.js";
+import { type Change, type DiffSummary, diffTrees, summarize } from "./diff.js";
+import { fold } from "./fold.js";
+import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS } from "./gc.js";
+import { checkName } from "./names.js";
+import { notFoundWorkspace } from "./snapshot.js";
+import { exportTree, importTree, type Progress } from "./transfer.js";
+import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
+import { WorkspaceVolume } from "./workspace-volume.js";
+
+export const VERSION: string = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+
+export interface AfsOptions {
+  /** Data directory; default AFS_HOME or ~/.afs. */
+  home?: string;
+  /** Store URL; default AFS_STORE or sqlite:<home>/afs.db. */
+  store?: string;
+  /** Recorded on events and checkpoints; default the OS user. */
+  actor?: string;
+}
+
+export interface DiffResult {
+  workspace: string;
+  base: string;
+  target: string;
+  summary: DiffSummary;
+  changes: Change[];
+}
+
+export class Afs {
+  private readonly ctx: EngineContext;
+
+  private constructor(
+    readonly home: string,
+    readonly store: Store,
+    actor: string,
+  ) {
+    this.ctx = { store, trees: new TreeReader(store), roots: new Map(), actor };
+  }
+
+  static async open(options: AfsOptions = {}): Promise<Afs> {
+    const home = resolveHome(options.home);
+    const store = await openStore(options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home));
+    return new Afs(home, store, options.actor ?? process.env.AFS_ACTOR ?? safeUser());
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  // --- the current workspace -------------------------------------------------------------
+
+  async currentWorkspace(): Promise<string | null> {
+    return (await readConfig(this.home)).current_workspace ?? null;
+  }
+
+  async useWorkspace(name: string): Promise<WorkspaceInfo> {
+    const info = await this.getWorkspace(name);
+    await writeConfig(this.home, { ...(await readConfig(this.home)), current_workspace: name });
+    return info;
+  }
+
+  /** The named workspace, else the current one, else a clear error saying how to pick one. */
+  async resolveWorkspace(name?: string): Promise<string> {
+    const chosen = name ?? process.env.AFS_WORKSPACE ?? (await this.currentWorkspace());
+    if (!chosen) {
+      throw new AfsError("INVALID_ARGUMENT", "no workspace given; pass -w NAME or choose one with: afs ws use NAME");
+    }
+    return chosen;
+  }
+
+  // --- workspaces --------------------------------------------------------------------------
+
+  async createWorkspace(name: string, options: { description?: string } = {}): Promise<WorkspaceInfo> {
+    await this.store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
+    return this.createWithRoot(name, EMPTY_TREE, { kind: "initial", parent: null, description: options.description });
+  }
+
+  async listWorkspaces(): Promise<WorkspaceInfo[]> {
+    const all = await this.store.listWorkspaces();
+    return Promise.all(all.map((ws) => workspaceInfo(this.ctx, ws)));
+  }
+
+  async getWorkspace(name: string): Promise<WorkspaceInfo> {
+    return workspaceInfo(this.ctx, await this.requireWorkspace(name));
+  }
+
+  /** A new workspace starting from the source's live state (its uncommitted changes included). */
+  async forkWorkspace(source: string, name: string, options: { description?: string } = {}): Promise<WorkspaceInfo> {
+    checkName("workspace", name);
+    const { root, head } = await this.liveRoot(source);
+    return this.createWithRoot(name, root, {
+      kind: "fork",
+      parent: head,
+      description: options.description ?? `fork of ${source}`,
+    });
+  }
+
+  async deleteWorkspace(name: string): Promise<void> {
+    if (!(await this.store.deleteWorkspace(name))) throw notFoundWorkspace(name);
+    if ((await this.currentWorkspace()) === name) {
+      const { current_workspace: _, ...rest } = await readConfig(this.home);
+      await writeConfig(this.home, rest);
+    }
+  }
+
+  async importDirectory(
+    name: string,
+    dir: string,
+    options: { description?: string; onProgress?: Progress } = {},
+  ): Promise<{ workspace: WorkspaceInfo; files: number; bytes: number }> {
+    checkName("workspace", name);
+    if (await this.store.getWorkspace(name)) throw alreadyExists(name);
+    const imported = await importTree(this.store, dir, options.onProgress);
+    const workspace = await this.createWithRoot(name, imported.root, {
+      kind: "import",
+      parent: null,
+      description: options.description ?? `imported from ${dir}`,
+    });
+    return { workspace, files: imported.files, bytes: imported.bytes };
+  }
+
+  /** Exports a checkpoint (or, without one, the live state) into an empty directory. */
+  async exportWorkspace(
+    name: string,
+    dir: string,
+    options: { checkpoint?: string; onProgress?: Progress } = {},
+  ): Promise<{ files: number; bytes: number }> {
+    const root = options.checkpoint
+      ? (await getCheckpoint(this.ctx, name, options.checkpoint)).root
+      : (await this.liveRoot(name)).root;
+    return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
+  }
+
+  async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume> {
+    await this.requireWorkspace(name);
+    return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, name, actor);
+  }
+
+  // --- checkpoints -------------------------------------------------------------------------
+
+  createCheckpoint(workspace: string, options?: CreateCheckpointOptions) {
+    return createCheckpoint(this.ctx, workspace, options);
+  }
+
+  listCheckpoints(workspace: string) {
+    return listCheckpoints(this.ctx, workspace);
+  }
+
+  async getCheckpoint(workspace: string, name: string) {
+    return checkpointInfo(await getCheckpoint(this.ctx, workspace, name));
+  }
+
+  restoreCheckpoint(workspace: string, name: string) {
+    return restoreCheckpoint(this.ctx, workspace, name);
+  }
+
+  deleteCheckpoint(workspace: string, name: string) {
+    return deleteCheckpoint(this.ctx, workspace, name);
+  }
+
+  /** Changes from checkpoint `base` to checkpoint `target`, or to the live state when omitted. */
+  async diff(workspace: string, base: string, target?: string): Promise<DiffResult> {
+    const from = await getCheckpoint(this.ctx, workspace, base);
+    const to = target ? (await getCheckpoint(this.ctx, workspace, target)).root : (await this.liveRoot(workspace)).root;
+    const changes = await diffTrees(this.store, this.ctx.trees, from.root, to);
+    return { workspace, base, target: target ?? "live", summary: summarize(changes), changes };
+  }
+
+  // --- maintenance -------------------------------------------------------------------------
+
+  gc(options: { graceMs?: number } = {}) {
+    return collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS);
+  }
+
+  fsck() {
+    return checkStore(this.store, this.ctx.trees);
+  }
+
+  async status() {
+    const workspaces = await this.store.listWorkspaces();
+    return {
+      version: VERSION,
+      home: this.home,
+      store: this.store.url,
+      current_workspace: await this.currentWorkspace(),
+      workspaces: workspaces.length,
+    };
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  private async requireWorkspace(name: string): Promise<WorkspaceRecord> {
+    const ws = await this.store.getWorkspace(name);
+    if (!ws) throw notFoundWorkspace(name);
+    return ws;
+  }
+
+  /** The live state folded into trees (stored, unreferenced until a checkpoint uses them). */
+  private async liveRoot(name: string): Promise<{ root: Hash; head: string }> {
+    for (;;) {
+      const snap = await snapshot(this.ctx, name);
+      const rows = await this.store.overlayUnder(name, "/");
+      const writer = new TreeWriter();
+      const root = await fold(snap.root, rows, this.ctx.trees, writer);
+      await writer.flush(this.store);
+      if (await snap.stillCurrent()) return { root, head: snap.workspace.head };
+    }
+  }
+
+  private async createWithRoot(
+    name: string,
+    root: Hash,
+    from: { kind: CheckpointRecord["kind"]; parent: string | null; description?: string },
+  ): Promise<WorkspaceInfo> {
+    checkName("workspace", name);
+    const now = Date.now();
+    const checkpoint: CheckpointRecord = {
+      id: randomUUID(),
+      workspace: name,
+      name: from.kind,
+      root,
+      parent: from.parent,
+      createdAt: now,
+      actor: this.ctx.actor,
+      kind: from.kind,
+      description: from.description ?? "",
+    };
+    const ws: WorkspaceRecord = {
+      name,
+      description: from.description ?? "",
+      head: checkpoint.id,
+      revision: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.store.createWorkspace(ws, checkpoint);
+    } catch (e) {
+      if (e instanceof AfsError && e.code === "ALREADY_EXISTS") throw alreadyExists(name);
+      throw e;
+    }
+    return workspaceInfo(this.ctx, ws);
+  }
+}
+
+const alreadyExists = (name: string): AfsError =>
+  new AfsError("ALREADY_EXISTS", `workspace ${name} already exists; pick another name or delete it first`, {
+    workspace: name,
+  });
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return "unknown";
+  }
+}

@@ -1,0 +1,141 @@
+// Checkpoints: fold the live overlay into an immutable snapshot, list, restore, delete.
+// Every head move is a compare-and-set on the workspace revision, retried on a race.
+import { randomUUID } from "node:crypto";
+import { AfsError } from "../core/errors.js";
+import type { CheckpointKind, CheckpointRecord } from "../store/store.js";
+import { type CheckpointInfo, checkpointInfo, type EngineContext, snapshot } from "./context.js";
+import { fold } from "./fold.js";
+import { checkName } from "./names.js";
+import { notFoundWorkspace } from "./snapshot.js";
+import { TreeWriter } from "./tree.js";
+
+const MAX_ATTEMPTS = 32;
+
+export interface CreateCheckpointOptions {
+  name?: string;
+  description?: string;
+  kind?: CheckpointKind;
+}
+
+/**
+ * Folds the live state into a new checkpoint and makes it head. On a clean workspace (or one
+ * whose live changes add up to nothing) it returns the head with created=false.
+ */
+export async function createCheckpoint(
+  ctx: EngineContext,
+  workspace: string,
+  options: CreateCheckpointOptions = {},
+): Promise<{ checkpoint: CheckpointInfo; created: boolean }> {
+  if (options.name !== undefined) checkName("checkpoint", options.name);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const snap = await snapshot(ctx, workspace);
+    const head = await requireCheckpointById(ctx, snap.workspace.head);
+    if (options.name !== undefined && (await ctx.store.getCheckpoint(workspace, options.name))) {
+      throw new AfsError("ALREADY_EXISTS", `checkpoint ${options.name} already exists in ${workspace}; pick another name`);
+    }
+    const rows = await ctx.store.overlayUnder(workspace, "/");
+    if (rows.length === 0) return { checkpoint: checkpointInfo(head), created: false };
+    const writer = new TreeWriter();
+    const root = await fold(snap.root, rows, ctx.trees, writer);
+    const kind = options.kind ?? "manual";
+    const record: CheckpointRecord | null =
+      root === snap.root
+        ? null
+        : {
+            id: randomUUID(),
+            workspace,
+            name: options.name ?? `${kind === "safety" ? "safety" : "cp"}-${snap.revision}`,
+            root,
+            parent: head.id,
+            createdAt: Date.now(),
+            actor: ctx.actor,
+            kind,
+            description: options.description ?? "",
+          };
+    await writer.flush(ctx.store);
+    try {
+      await ctx.store.moveHead(workspace, {
+        expectRevision: snap.revision,
+        checkpoint: record,
+        head: record?.id ?? head.id,
+        clearOverlay: true,
+        event: { op: "checkpoint", path: "/", oldHash: snap.root, newHash: root, actor: ctx.actor },
+      });
+      if (record) ctx.roots.set(record.id, root);
+      return { checkpoint: checkpointInfo(record ?? head), created: record !== null };
+    } catch (e) {
+      if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+    }
+  }
+  throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the checkpoint; retry`);
+}
+
+export async function listCheckpoints(ctx: EngineContext, workspace: string): Promise<CheckpointInfo[]> {
+  if (!(await ctx.store.getWorkspace(workspace))) throw notFoundWorkspace(workspace);
+  return (await ctx.store.listCheckpoints(workspace)).map(checkpointInfo);
+}
+
+export async function getCheckpoint(ctx: EngineContext, workspace: string, name: string): Promise<CheckpointRecord> {
+  if (!(await ctx.store.getWorkspace(workspace))) throw notFoundWorkspace(workspace);
+  const cp = await ctx.store.getCheckpoint(workspace, name);
+  if (!cp) {
+    throw new AfsError(
+      "NOT_FOUND",
+      `checkpoint ${JSON.stringify(name)} does not exist in workspace ${workspace}; see afs cp list`,
+      { workspace, checkpoint: name },
+    );
+  }
+  return cp;
+}
+
+/** Makes a checkpoint the live state; a dirty live state is saved as a safety checkpoint first. */
+export async function restoreCheckpoint(
+  ctx: EngineContext,
+  workspace: string,
+  name: string,
+): Promise<{ checkpoint: CheckpointInfo; safety: CheckpointInfo | null }> {
+  const target = await getCheckpoint(ctx, workspace, name);
+  let safety: CheckpointInfo | null = null;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if ((await ctx.store.overlayCount(workspace)) > 0) {
+      const saved = await createCheckpoint(ctx, workspace, {
+        kind: "safety",
+        description: `live state before restoring ${target.name}`,
+      });
+      if (saved.created) safety = saved.checkpoint;
+    }
+    const snap = await snapshot(ctx, workspace);
+    if ((await ctx.store.overlayCount(workspace)) > 0) continue;
+    try {
+      await ctx.store.moveHead(workspace, {
+        expectRevision: snap.revision,
+        checkpoint: null,
+        head: target.id,
+        clearOverlay: true,
+        event: { op: "restore", path: "/", oldHash: snap.root, newHash: target.root, actor: ctx.actor },
+      });
+      return { checkpoint: checkpointInfo(target), safety };
+    } catch (e) {
+      if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+    }
+  }
+  throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the restore; retry`);
+}
+
+export async function deleteCheckpoint(ctx: EngineContext, workspace: string, name: string): Promise<void> {
+  const cp = await getCheckpoint(ctx, workspace, name);
+  const ws = await ctx.store.getWorkspace(workspace);
+  if (ws?.head === cp.id) {
+    throw new AfsError(
+      "CONFLICT",
+      `checkpoint ${name} is the head of ${workspace}; create or restore another checkpoint before deleting it`,
+    );
+  }
+  await ctx.store.deleteCheckpoint(workspace, cp.id);
+}
+
+export async function requireCheckpointById(ctx: EngineContext, id: string): Promise<CheckpointRecord> {
+  const cp = await ctx.store.getCheckpointById(id);
+  if (!cp) throw new AfsError("IO_ERROR", `checkpoint ${id} is missing from the store; run afs fsck`);
+  return cp;
+}

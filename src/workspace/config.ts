@@ -1,0 +1,29 @@
+// Where afs keeps its data (AFS_HOME) and the small per-home settings file (current workspace).
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface AfsConfig {
+  current_workspace?: string;
+}
+
+export const resolveHome = (home?: string): string => resolve(home ?? process.env.AFS_HOME ?? join(homedir(), ".afs"));
+
+export const defaultStoreUrl = (home: string): string => `sqlite:${join(home, "afs.db")}`;
+
+export async function readConfig(home: string): Promise<AfsConfig> {
+  try {
+    return JSON.parse(await readFile(join(home, "config.json"), "utf8")) as AfsConfig;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw e;
+  }
+}
+
+/** Replaces the config file atomically so a crash never leaves half a file. */
+export async function writeConfig(home: string, config: AfsConfig): Promise<void> {
+  await mkdir(home, { recursive: true });
+  const tmp = join(home, `config.json.${process.pid}.tmp`);
+  await writeFile(tmp, `${JSON.stringify(config, null, 2)}\n`);
+  await rename(tmp, join(home, "config.json"));
+}

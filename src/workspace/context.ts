@@ -1,0 +1,66 @@
+// What the workspace engine's functions share: the store, the tree cache, and who is acting.
+import type { Hash } from "../core/hash.js";
+import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import { Snapshot } from "./snapshot.js";
+import type { TreeReader } from "./tree.js";
+
+export interface EngineContext {
+  store: Store;
+  trees: TreeReader;
+  /** Checkpoint id → root tree (checkpoints are immutable). */
+  roots: Map<string, Hash>;
+  actor: string;
+}
+
+export const snapshot = (ctx: EngineContext, workspace: string): Promise<Snapshot> =>
+  Snapshot.take(ctx.store, ctx.trees, workspace, ctx.roots);
+
+export interface CheckpointInfo {
+  id: string;
+  name: string;
+  kind: string;
+  description: string;
+  created_at: string;
+  actor: string;
+  parent: string | null;
+  root: Hash;
+}
+
+export interface WorkspaceInfo {
+  name: string;
+  description: string;
+  head: string;
+  dirty: boolean;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+export const checkpointInfo = (cp: CheckpointRecord): CheckpointInfo => ({
+  id: cp.id,
+  name: cp.name,
+  kind: cp.kind,
+  description: cp.description,
+  created_at: iso(cp.createdAt),
+  actor: cp.actor,
+  parent: cp.parent,
+  root: cp.root,
+});
+
+export async function workspaceInfo(ctx: EngineContext, ws: WorkspaceRecord): Promise<WorkspaceInfo> {
+  const [head, pending] = await Promise.all([
+    ctx.store.getCheckpointById(ws.head),
+    ctx.store.overlayCount(ws.name),
+  ]);
+  return {
+    name: ws.name,
+    description: ws.description,
+    head: head?.name ?? ws.head,
+    dirty: pending > 0,
+    revision: ws.revision,
+    created_at: iso(ws.createdAt),
+    updated_at: iso(ws.updatedAt),
+  };
+}

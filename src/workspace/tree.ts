@@ -1,0 +1,112 @@
+// Merkle trees: a directory is the canonical encoding of its sorted entries, named by its hash.
+// Trees are immutable, so decoded trees are cached by hash without any invalidation.
+import type { Entry, EntryKind, NamedEntry } from "../core/entry.js";
+import { AfsError } from "../core/errors.js";
+import { type Hash, sha256 } from "../core/hash.js";
+import type { Store } from "../store/store.js";
+
+export type TreeEntries = ReadonlyMap<string, Entry>;
+
+const KIND_CODE: Record<EntryKind, string> = { file: "f", dir: "d", symlink: "l" };
+const CODE_KIND: Record<string, EntryKind> = { f: "file", d: "dir", l: "symlink" };
+
+type EncodedEntry = [name: string, kind: string, hash: Hash, size: number, mode: number, mtime: number];
+
+/** Canonical bytes of a tree: entries sorted by name, one compact JSON array. */
+export function encodeTree(entries: TreeEntries): Buffer {
+  const names = [...entries.keys()].sort();
+  const rows: EncodedEntry[] = names.map((name) => {
+    const e = entries.get(name) as Entry;
+    return [name, KIND_CODE[e.kind], e.hash, e.size, e.mode, e.mtime];
+  });
+  return Buffer.from(JSON.stringify(rows));
+}
+
+export function decodeTree(data: Uint8Array, hash: Hash): Map<string, Entry> {
+  let rows: EncodedEntry[];
+  try {
+    rows = JSON.parse(Buffer.from(data).toString("utf8"));
+  } catch {
+    throw new AfsError("IO_ERROR", `tree ${hash} is corrupt; run afs fsck`);
+  }
+  const out = new Map<string, Entry>();
+  for (const [name, code, h, size, mode, mtime] of rows) {
+    const kind = CODE_KIND[code];
+    if (!kind) throw new AfsError("IO_ERROR", `tree ${hash} has an unknown entry kind; run afs fsck`);
+    out.set(name, { kind, hash: h, size, mode, mtime });
+  }
+  return out;
+}
+
+export const EMPTY_TREE_DATA = encodeTree(new Map());
+export const EMPTY_TREE: Hash = sha256(EMPTY_TREE_DATA);
+
+/** Reads trees through a bounded cache and collects new trees for one batched write. */
+export class TreeReader {
+  private readonly cache = new Map<Hash, Map<string, Entry>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly capacity = 4096,
+  ) {}
+
+  async get(hash: Hash): Promise<Map<string, Entry>> {
+    const hit = this.cache.get(hash);
+    if (hit) {
+      // Re-insert to keep the Map's order a recency order (a cheap LRU).
+      this.cache.delete(hash);
+      this.cache.set(hash, hit);
+      return hit;
+    }
+    if (hash === EMPTY_TREE) return this.remember(hash, new Map());
+    const data = await this.store.getTree(hash);
+    if (!data) throw new AfsError("IO_ERROR", `tree ${hash} is missing from the store; run afs fsck`);
+    return this.remember(hash, decodeTree(data, hash));
+  }
+
+  /** Follows `segments` down from the tree `root`; null when a step is missing or not a directory. */
+  async lookup(root: Hash, segments: readonly string[]): Promise<Entry | null> {
+    let dir = root;
+    let entry: Entry | null = null;
+    for (let i = 0; i < segments.length; i++) {
+      const tree = await this.get(dir);
+      entry = tree.get(segments[i] as string) ?? null;
+      if (!entry) return null;
+      if (i < segments.length - 1) {
+        if (entry.kind !== "dir") return null;
+        dir = entry.hash;
+      }
+    }
+    return entry;
+  }
+
+  private remember(hash: Hash, tree: Map<string, Entry>): Map<string, Entry> {
+    this.cache.set(hash, tree);
+    if (this.cache.size > this.capacity) {
+      const oldest = this.cache.keys().next().value as Hash;
+      this.cache.delete(oldest);
+    }
+    return tree;
+  }
+}
+
+/** New trees built during one operation, written to the store in a single batch. */
+export class TreeWriter {
+  readonly pending = new Map<Hash, Buffer>();
+
+  add(entries: TreeEntries): Hash {
+    const data = encodeTree(entries);
+    const hash = sha256(data);
+    this.pending.set(hash, data);
+    return hash;
+  }
+
+  async flush(store: Store): Promise<void> {
+    if (this.pending.size === 0) return;
+    await store.putTrees([...this.pending].map(([hash, data]) => ({ hash, data })));
+    this.pending.clear();
+  }
+}
+
+export const sortedEntries = (tree: TreeEntries): NamedEntry[] =>
+  [...tree.keys()].sort().map((name) => ({ name, ...(tree.get(name) as Entry) }));

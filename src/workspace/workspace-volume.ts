@@ -1,0 +1,319 @@
+// The versioned workspace as a Volume: reads resolve through the live overlay into the head tree;
+// every mutation is computed against a snapshot and committed with that snapshot's revision, so
+// concurrent writers (in this process or another) never lose each other's changes.
+import { DIR_MODE, type Entry, FILE_MODE } from "../core/entry.js";
+import { AfsError } from "../core/errors.js";
+import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
+import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
+import type { EventInput, OverlayRow, Store } from "../store/store.js";
+import type { MutationResult, Stat, Volume, WriteOptions } from "../volume/volume.js";
+import { Snapshot } from "./snapshot.js";
+import { EMPTY_TREE, type TreeReader } from "./tree.js";
+
+const MAX_ATTEMPTS = 64;
+const MAX_SYMLINK_HOPS = 16;
+
+interface Planned {
+  set: OverlayRow[];
+  events: Omit<EventInput, "actor">[];
+  clearUnder?: string[];
+  result: Omit<MutationResult, "revision">;
+}
+
+export class WorkspaceVolume implements Volume {
+  readonly label: string;
+
+  constructor(
+    private readonly store: Store,
+    private readonly trees: TreeReader,
+    private readonly roots: Map<string, Hash>,
+    readonly workspace: string,
+    private readonly actor: string,
+  ) {
+    this.label = `workspace ${workspace}`;
+  }
+
+  /** A snapshot whose reads are known to be consistent (no commit landed while it was read). */
+  private async read<T>(fn: (snap: Snapshot) => Promise<T>): Promise<T> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
+      const value = await fn(snap);
+      if (await snap.stillCurrent()) return value;
+    }
+    throw busy(this.workspace);
+  }
+
+  async stat(path: string): Promise<Stat | null> {
+    return this.read(async (snap) => {
+      const entry = await snap.resolve(path);
+      return entry ? await this.toStat(path, entry) : null;
+    });
+  }
+
+  async readFile(path: string): Promise<Buffer> {
+    const hash = await this.read(async (snap) => {
+      const { entry } = await this.follow(snap, path);
+      if (entry.kind === "dir") throw isDirectory(path);
+      return entry.hash;
+    });
+    return this.blob(hash);
+  }
+
+  async list(path: string): Promise<Stat[]> {
+    return this.read(async (snap) => {
+      const dir = await snap.resolve(path);
+      if (!dir) throw notFound(path);
+      if (dir.kind !== "dir") throw new AfsError("INVALID_ARGUMENT", `${path} is not a directory`, { path });
+      const children = await snap.children(path, dir);
+      return Promise.all([...children].map(([name, e]) => this.toStat(joinPath(path, name), e)));
+    });
+  }
+
+  async *walk(path: string, maxDepth = Number.POSITIVE_INFINITY): AsyncIterable<Stat> {
+    // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked.
+    const items = await this.read(async (snap) => {
+      const top = await snap.resolve(path);
+      if (!top) throw notFound(path);
+      if (top.kind !== "dir") return [];
+      const rows = new Map((await this.store.overlayUnder(this.workspace, path)).map((r) => [r.path, r.entry]));
+      const out: Stat[] = [];
+      const visit = async (dir: string, base: Entry, depth: number): Promise<void> => {
+        const merged = new Map(await this.trees.get(base.hash));
+        const prefix = dir === ROOT ? "/" : `${dir}/`;
+        for (const [p, e] of rows) {
+          if (!p.startsWith(prefix) || p.indexOf("/", prefix.length) !== -1) continue;
+          const name = p.slice(prefix.length);
+          if (e) merged.set(name, e);
+          else merged.delete(name);
+        }
+        for (const name of [...merged.keys()].sort()) {
+          const e = merged.get(name) as Entry;
+          const child = joinPath(dir, name);
+          out.push(await this.toStat(child, e));
+          if (e.kind === "dir" && depth < maxDepth) await visit(child, e, depth + 1);
+        }
+      };
+      await visit(path, top, 1);
+      return out;
+    });
+    yield* items;
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult> {
+    const hash = data.length === 0 ? EMPTY_SHA256 : sha256(data);
+    let stored = false;
+    return this.mutate(async (snap) => {
+      if (options.expectSha256 === null) checkExpectation(path, await snap.resolve(path), null);
+      const target = await this.writeTarget(snap, path);
+      const current = await snap.resolve(target);
+      if (current?.kind === "dir") throw isDirectory(target);
+      checkExpectation(target, current, options.expectSha256);
+      const parents = await this.missingParents(snap, target);
+      if (!stored) {
+        await this.store.putBlobs([{ hash, data }]);
+        stored = true;
+      }
+      const entry: Entry = {
+        kind: "file",
+        hash,
+        size: data.length,
+        mode: current?.mode ?? options.mode ?? FILE_MODE,
+        mtime: Date.now(),
+      };
+      return {
+        set: [...parents, { path: target, entry }],
+        events: [{ op: options.op, path: target, oldHash: current?.hash ?? null, newHash: hash }],
+        result: { path: target, kind: "file", size: data.length, sha256: hash },
+      };
+    });
+  }
+
+  async mkdir(path: string): Promise<MutationResult> {
+    return this.mutate(async (snap) => {
+      const current = await snap.resolve(path);
+      if (current?.kind === "dir") return null;
+      if (current) throw new AfsError("ALREADY_EXISTS", `${path} already exists and is not a directory`, { path });
+      const parents = await this.missingParents(snap, path);
+      return {
+        set: [...parents, { path, entry: newDir() }],
+        events: [{ op: "mkdir", path, oldHash: null, newHash: null }],
+        result: { path, kind: "dir", size: 0, sha256: null },
+      };
+    }, path);
+  }
+
+  async remove(path: string, options: { recursive?: boolean; expectSha256?: Hash }): Promise<MutationResult> {
+    if (path === ROOT) throw new AfsError("INVALID_ARGUMENT", "cannot delete the workspace root /");
+    return this.mutate(async (snap) => {
+      const current = await snap.resolve(path);
+      if (!current) throw notFound(path);
+      if (options.expectSha256 !== undefined) checkExpectation(path, current, options.expectSha256);
+      if (current.kind === "dir" && !options.recursive && (await snap.children(path, current)).size > 0) {
+        throw new AfsError(
+          "INVALID_ARGUMENT",
+          `${path} is a non-empty directory; pass recursive to delete it with its contents`,
+          { path },
+        );
+      }
+      return {
+        clearUnder: current.kind === "dir" ? [path] : [],
+        set: [{ path, entry: null }],
+        events: [{ op: "delete", path, oldHash: current.kind === "dir" ? null : current.hash, newHash: null }],
+        result: { path, kind: "deleted", size: 0, sha256: null },
+      };
+    });
+  }
+
+  async rename(from: string, to: string, options: { overwrite?: boolean }): Promise<MutationResult> {
+    if (from === ROOT || to === ROOT) throw new AfsError("INVALID_ARGUMENT", "cannot rename the workspace root /");
+    if (isWithin(to, from) && to !== from) {
+      throw new AfsError("INVALID_ARGUMENT", `cannot move ${from} into itself (${to})`, { path: from, new_path: to });
+    }
+    return this.mutate(async (snap) => {
+      const source = await snap.resolve(from);
+      if (!source) throw notFound(from);
+      const result = { path: to, kind: source.kind, size: source.size, sha256: source.kind === "dir" ? null : source.hash };
+      if (from === to) return { set: [], events: [], result };
+      const target = await snap.resolve(to);
+      if (target?.kind === "dir") {
+        throw new AfsError("ALREADY_EXISTS", `${to} is an existing directory; rename never replaces a directory`, {
+          path: to,
+        });
+      }
+      if (target && !options.overwrite) {
+        throw new AfsError("ALREADY_EXISTS", `${to} already exists; pass overwrite to replace it`, { path: to });
+      }
+      const parents = await this.missingParents(snap, to);
+      const moved: OverlayRow[] = [];
+      if (source.kind === "dir") {
+        // The directory keeps its base tree; live changes below it move along with it.
+        for (const row of await this.store.overlayUnder(this.workspace, from)) {
+          moved.push({ path: rebase(row.path, from, to), entry: row.entry });
+        }
+      }
+      return {
+        clearUnder: source.kind === "dir" ? [from, to] : [],
+        set: [...parents, { path: from, entry: null }, { path: to, entry: source }, ...moved],
+        events: [
+          { op: "rename", path: from, oldHash: result.sha256, newHash: null },
+          { op: "rename", path: to, oldHash: target?.hash ?? null, newHash: result.sha256 },
+        ],
+        result,
+      };
+    });
+  }
+
+  /** Runs plan → commit until the commit lands on an unmoved revision. A null plan is a no-op. */
+  private async mutate(plan: (snap: Snapshot) => Promise<Planned | null>, noopPath?: string): Promise<MutationResult> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
+      const planned = await plan(snap);
+      if (!planned || planned.events.length === 0) {
+        const p = planned?.result.path ?? (noopPath as string);
+        return planned ? { ...planned.result, revision: snap.revision } : { ...(await this.noop(snap, p)) };
+      }
+      try {
+        const revision = await this.store.commit(this.workspace, {
+          expectRevision: snap.revision,
+          clearUnder: planned.clearUnder,
+          set: planned.set,
+          events: planned.events.map((e) => ({ ...e, actor: this.actor })),
+        });
+        return { ...planned.result, revision };
+      } catch (e) {
+        if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+        // Another writer landed first: back off a little, then recompute against the new state.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+      }
+    }
+    throw busy(this.workspace);
+  }
+
+  private async noop(snap: Snapshot, path: string): Promise<MutationResult> {
+    const e = await snap.resolve(path);
+    return {
+      path,
+      kind: e?.kind ?? "deleted",
+      size: e?.size ?? 0,
+      sha256: e && e.kind !== "dir" ? e.hash : null,
+      revision: snap.revision,
+    };
+  }
+
+  /** Directory rows for every ancestor of `path` that does not exist yet; refuses a file in the way. */
+  private async missingParents(snap: Snapshot, path: string): Promise<OverlayRow[]> {
+    const rows: OverlayRow[] = [];
+    await snap.prefetch([path]);
+    for (const dir of ancestors(path)) {
+      if (dir === ROOT) continue;
+      const e = rows.length > 0 ? null : await snap.resolve(dir);
+      if (e && e.kind !== "dir") {
+        throw new AfsError("INVALID_PATH", `${dir} is a ${e.kind}, so ${path} cannot be created under it`, { path });
+      }
+      if (!e) rows.push({ path: dir, entry: newDir() });
+    }
+    return rows;
+  }
+
+  /** Writes go through a symlink to its target, like writing to a symlinked file on disk. */
+  private async writeTarget(snap: Snapshot, path: string): Promise<string> {
+    const e = await snap.resolve(path);
+    if (e?.kind !== "symlink") return path;
+    try {
+      return (await this.follow(snap, path)).path;
+    } catch (err) {
+      if (err instanceof AfsError && err.code === "NOT_FOUND") return err.details.path as string;
+      throw err;
+    }
+  }
+
+  /** Resolves symlinks (within the workspace) to the final existing entry. */
+  private async follow(snap: Snapshot, path: string): Promise<{ path: string; entry: Entry }> {
+    let cur = path;
+    for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
+      const e = await snap.resolve(cur);
+      if (!e) throw notFound(cur);
+      if (e.kind !== "symlink") return { path: cur, entry: e };
+      const target = (await this.blob(e.hash)).toString("utf8");
+      cur = normalizePath(target.startsWith("/") ? target : `${parentOf(cur)}/${target}`);
+    }
+    throw new AfsError("INVALID_PATH", `too many levels of symbolic links at ${path}`, { path });
+  }
+
+  private async blob(hash: Hash): Promise<Buffer> {
+    if (hash === EMPTY_SHA256) return Buffer.alloc(0);
+    const data = await this.store.getBlob(hash);
+    if (!data) throw new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`);
+    return data;
+  }
+
+  private async toStat(path: string, e: Entry): Promise<Stat> {
+    const stat: Stat = { path, name: baseName(path), kind: e.kind, size: e.size, mode: e.mode, mtime: e.mtime };
+    if (e.kind !== "dir") stat.sha256 = e.hash;
+    if (e.kind === "symlink") stat.target = (await this.blob(e.hash)).toString("utf8");
+    return stat;
+  }
+}
+
+function checkExpectation(path: string, current: Entry | null, expect: Hash | null | undefined): void {
+  if (expect === undefined) return;
+  if (expect === null) {
+    if (current) throw new AfsError("ALREADY_EXISTS", `${path} already exists; create_exclusive never overwrites`, { path });
+    return;
+  }
+  if (!current) throw notFound(path);
+  if (current.hash !== expect) {
+    throw new AfsError(
+      "CONFLICT",
+      `${path} changed since you read it (expected sha256 ${expect}, now ${current.hash}); read it again and retry`,
+      { path, expected_sha256: expect, actual_sha256: current.hash },
+    );
+  }
+}
+
+const newDir = (): Entry => ({ kind: "dir", hash: EMPTY_TREE, size: 0, mode: DIR_MODE, mtime: Date.now() });
+const notFound = (path: string): AfsError => new AfsError("NOT_FOUND", `${path} does not exist`, { path });
+const isDirectory = (path: string): AfsError =>
+  new AfsError("INVALID_ARGUMENT", `${path} is a directory; use list to see its contents`, { path });
+const busy = (ws: string): AfsError =>
+  new AfsError("TIMEOUT", `workspace ${ws} is too busy (too many concurrent writers); retry shortly`);
