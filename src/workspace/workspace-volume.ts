@@ -75,15 +75,20 @@ export class WorkspaceVolume implements Volume {
       const top = await snap.resolve(path);
       if (!top) throw notFound(path);
       if (top.kind !== "dir") return [];
-      const rows = new Map((await this.store.overlayUnder(this.workspace, path)).map((r) => [r.path, r.entry]));
+      // Live rows grouped by their directory, so each directory merges only its own rows.
+      const rowsByDir = new Map<string, OverlayRow[]>();
+      for (const row of await this.store.overlayUnder(this.workspace, path)) {
+        const dir = parentOf(row.path);
+        const list = rowsByDir.get(dir);
+        if (list) list.push(row);
+        else rowsByDir.set(dir, [row]);
+      }
       const out: Stat[] = [];
       const visit = async (dir: string, base: Entry, depth: number): Promise<void> => {
         const merged = new Map(await this.trees.get(base.hash));
-        const prefix = dir === ROOT ? "/" : `${dir}/`;
-        for (const [p, e] of rows) {
-          if (!p.startsWith(prefix) || p.indexOf("/", prefix.length) !== -1) continue;
-          const name = p.slice(prefix.length);
-          if (e) merged.set(name, e);
+        for (const row of rowsByDir.get(dir) ?? []) {
+          const name = baseName(row.path);
+          if (row.entry) merged.set(name, row.entry);
           else merged.delete(name);
         }
         for (const name of [...merged.keys()].sort()) {
