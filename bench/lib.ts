@@ -1,0 +1,114 @@
+// Small helpers the benchmarks share: high-resolution timing, percentiles, aligned tables, the
+// one JSON line each benchmark ends with, and temporary directories.
+import { realpathSync } from "node:fs";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Milliseconds taken by `fn`, measured with process.hrtime.bigint. */
+export async function timeMs<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint();
+  const value = await fn();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+/** Linear-interpolated percentile (p in 0..100) of unsorted samples. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = (p / 100) * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  const a = sorted[lo] as number;
+  const b = sorted[hi] as number;
+  return a + (b - a) * (rank - lo);
+}
+
+export const median = (samples: readonly number[]): number => percentile(samples, 50);
+
+export interface Summary {
+  n: number;
+  p50: number;
+  p95: number;
+  min: number;
+  max: number;
+}
+
+export function summarize(samples: readonly number[]): Summary {
+  return {
+    n: samples.length,
+    p50: percentile(samples, 50),
+    p95: percentile(samples, 95),
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+  };
+}
+
+/** Rounds for display and JSON: three decimals below 10, one above. */
+export const round = (ms: number): number =>
+  Math.abs(ms) < 10 ? Math.round(ms * 1000) / 1000 : Math.round(ms * 10) / 10;
+
+export const fmtMs = (ms: number): string => (Math.abs(ms) < 10 ? ms.toFixed(3) : ms.toFixed(1));
+
+export function fmtBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+/** An aligned text table: numbers right-aligned, everything else left-aligned. */
+export function formatTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
+  const cells = rows.map((row) => row.map((c) => String(c)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
+  const numeric = headers.map((_, i) =>
+    rows.every((r) => typeof r[i] === "number" || /^[-\d.,x%]+$/.test(String(r[i]))),
+  );
+  const line = (row: readonly string[]): string =>
+    row
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number)))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+}
+
+export function printTable(
+  title: string,
+  headers: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number>>,
+) {
+  console.log(`\n${title}\n${formatTable(headers, rows)}`);
+}
+
+/** The single machine-readable line a benchmark ends with (run-all collects these). */
+export function emitJson(bench: string, data: Record<string, unknown>): void {
+  console.log(JSON.stringify({ bench, ...data }));
+}
+
+/** A fresh temporary directory; remove it with `rm(dir, { recursive: true, force: true })`. */
+export const makeTempDir = (prefix: string): Promise<string> => mkdtemp(join(tmpdir(), prefix));
+
+export const removeDir = (dir: string): Promise<void> => rm(dir, { recursive: true, force: true });
+
+/** Total size of the regular files under `dir` (for on-disk footprints). */
+export async function diskBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+/** True when the module with this import.meta.url is the script node was asked to run. */
+export function isMain(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(moduleUrl));
+  } catch {
+    return false;
+  }
+}
+
+/** The repository root (bench/ sits directly under it). */
+export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));

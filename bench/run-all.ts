@@ -1,0 +1,46 @@
+// Runs every benchmark in sequence, each in its own node process (fresh heap, no shared caches),
+// passes its output through, and ends with the JSON line of each for the issue note.
+// Run: node --import tsx bench/run-all.ts   (or: npm run bench, which builds the CLI first)
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { fmtMs, isMain, printTable, REPO_ROOT } from "./lib.js";
+
+export const BENCHMARKS = ["import-vs-git.ts", "checkpoint-scale.ts", "dedup.ts"] as const;
+
+function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench", file)], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk;
+      process.stdout.write(chunk);
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const json = out.split("\n").filter((l) => l.startsWith('{"bench":'));
+      resolve({ code: code ?? 1, ms: Number(process.hrtime.bigint() - start) / 1e6, json });
+    });
+  });
+}
+
+if (isMain(import.meta.url)) {
+  const rows: Array<[string, string, string]> = [];
+  const lines: string[] = [];
+  let failed = false;
+  for (const file of BENCHMARKS) {
+    console.log(`\n=== ${file}`);
+    const r = await runOne(file);
+    rows.push([file, r.code === 0 ? "ok" : `FAILED (exit ${r.code})`, `${fmtMs(r.ms / 1000)} s`]);
+    lines.push(...r.json);
+    failed ||= r.code !== 0;
+  }
+  printTable("benchmarks run", ["benchmark", "status", "wall time"], rows);
+  console.log("\nJSON lines:");
+  for (const l of lines) console.log(l);
+  process.exitCode = failed ? 1 : 0;
+}
