@@ -118,6 +118,8 @@ export class WorkspaceVolume implements Volume {
         await this.store.putBlobs([{ hash, data }]);
         stored = true;
       }
+      // Identical bytes change nothing: no live row, so the tree (and its mtimes) stays as it was.
+      const unchanged = current?.kind === "file" && current.hash === hash;
       const entry: Entry = {
         kind: "file",
         hash,
@@ -126,7 +128,7 @@ export class WorkspaceVolume implements Volume {
         mtime: Date.now(),
       };
       return {
-        set: [...parents, { path: target, entry }],
+        set: unchanged ? [] : [...parents, { path: target, entry }],
         events: [{ op: options.op, path: target, oldHash: current?.hash ?? null, newHash: hash }],
         result: { path: target, kind: "file", size: data.length, sha256: hash },
       };

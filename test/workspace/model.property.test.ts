@@ -137,6 +137,6 @@ it("matches an in-memory model under random operations, checkpoints, restores an
       }
       expect((await afs.fsck()).ok).toBe(true);
     }),
-    { numRuns: 60 },
+    { numRuns: 150 },
   );
 });
