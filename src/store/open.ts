@@ -1,0 +1,55 @@
+// Turns a store URL (AFS_STORE, --store) into a Store: sqlite:/path/afs.db, file: URLs and bare
+// paths open the embedded SQLite store; anything else is refused with the forms that work.
+import { fileURLToPath } from "node:url";
+import { AfsError } from "../core/errors.js";
+import { SqliteStore } from "./sqlite.js";
+import type { Store } from "./store.js";
+
+const ACCEPTED = "use sqlite:/abs/path/afs.db, sqlite:relative.db, file:///abs/path/afs.db or a plain file path";
+
+const invalid = (url: string, why: string): AfsError =>
+  new AfsError("INVALID_ARGUMENT", `store URL ${JSON.stringify(url)} ${why}; ${ACCEPTED}`, { url });
+
+/** What each URL scheme opens; a bare path (no scheme) opens SQLite too. */
+const SCHEMES: Record<string, (url: string, rest: string) => Store> = {
+  sqlite: (url, rest) => SqliteStore.open(sqlitePath(url, rest)),
+  file: (url, rest) => SqliteStore.open(rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest)),
+  redis: redisNotYet,
+  rediss: redisNotYet,
+};
+
+export async function openStore(url: string): Promise<Store> {
+  if (url.trim() === "") throw invalid(url, "is empty");
+  // A one-letter "scheme" is a Windows drive (C:\…), i.e. a bare path.
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]+):/.exec(url)?.[1];
+  if (scheme === undefined) return SqliteStore.open(url);
+  const open = SCHEMES[scheme.toLowerCase()];
+  if (!open) throw invalid(url, `has an unknown scheme ${JSON.stringify(`${scheme}:`)}`);
+  return open(url, url.slice(scheme.length + 1));
+}
+
+/** `sqlite:` takes a literal path; `sqlite:///abs` (empty or localhost authority) is accepted too. */
+function sqlitePath(url: string, rest: string): string {
+  if (!rest.startsWith("//")) return nonEmpty(url, rest);
+  const slash = rest.indexOf("/", 2);
+  const host = rest.slice(2, slash === -1 ? undefined : slash);
+  if (host !== "" && host !== "localhost") throw invalid(url, `names a host (${host}); SQLite stores are local files`);
+  return nonEmpty(url, slash === -1 ? "" : rest.slice(slash));
+}
+
+function filePath(url: string): string {
+  try {
+    return fileURLToPath(url);
+  } catch (e) {
+    throw invalid(url, `is not a usable file URL (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+function nonEmpty(url: string, path: string): string {
+  if (path === "") throw invalid(url, "has no file path");
+  return path;
+}
+
+function redisNotYet(url: string): never {
+  throw new AfsError("INVALID_ARGUMENT", "the redis store is not available yet; use sqlite:/path/afs.db", { url });
+}

@@ -1,0 +1,581 @@
+// The embedded Store: one SQLite file in WAL mode that every afs process on a machine can share.
+// Each commit and head move is one BEGIN IMMEDIATE transaction, so the revision check and the
+// writes it guards never interleave with another connection's.
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import type { Entry, EntryKind } from "../core/entry.js";
+import { AfsError, type ErrorCode } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
+import { parentOf } from "../core/paths.js";
+import type {
+  CheckpointRecord,
+  Commit,
+  EventInput,
+  EventRecord,
+  HeadMove,
+  OverlayRow,
+  Store,
+  WorkspaceRecord,
+} from "./store.js";
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+/** Rows per query when listing objects, so gc never holds a statement open across an await. */
+const LIST_PAGE = 1000;
+
+/**
+ * Schema versions, applied in order and recorded in PRAGMA user_version. Never edit a shipped
+ * entry; append a new one. Object tables keep `data` last so listing them never reads the bytes.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, created_at INTEGER NOT NULL, data BLOB NOT NULL);
+  CREATE TABLE trees (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, created_at INTEGER NOT NULL, data BLOB NOT NULL);
+  CREATE TABLE workspaces (
+    name TEXT PRIMARY KEY,
+    description TEXT NOT NULL,
+    head TEXT NOT NULL REFERENCES checkpoints(id) DEFERRABLE INITIALLY DEFERRED,
+    revision INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX workspaces_head ON workspaces(head);
+  CREATE TABLE checkpoints (
+    id TEXT PRIMARY KEY,
+    workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    root TEXT NOT NULL,
+    parent TEXT,
+    created_at INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    description TEXT NOT NULL,
+    UNIQUE (workspace, name)
+  );
+  CREATE INDEX checkpoints_by_time ON checkpoints(workspace, created_at);
+  CREATE TABLE overlay (
+    workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    parent TEXT NOT NULL,
+    kind TEXT,
+    hash TEXT,
+    size INTEGER,
+    mode INTEGER,
+    mtime INTEGER,
+    PRIMARY KEY (workspace, path)
+  ) WITHOUT ROWID;
+  CREATE INDEX overlay_children ON overlay(workspace, parent);
+  CREATE TABLE events (
+    workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    op TEXT NOT NULL,
+    path TEXT NOT NULL,
+    old_hash TEXT,
+    new_hash TEXT,
+    actor TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    PRIMARY KEY (workspace, seq)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** How SQLite's result codes reach callers; the first matching prefix wins. */
+const SQLITE_ERRORS: ReadonlyArray<readonly [prefix: string, code: ErrorCode, advice: string]> = [
+  ["SQLITE_BUSY", "TIMEOUT", "store is busy (another process holds its write lock); retry"],
+  ["SQLITE_LOCKED", "TIMEOUT", "store is busy (another connection holds a lock); retry"],
+  ["SQLITE_READONLY", "PERMISSION_DENIED", "store is read-only; check the file's permissions"],
+  ["SQLITE_FULL", "IO_ERROR", "the disk holding the store is full; free space and retry"],
+  ["SQLITE_CORRUPT", "IO_ERROR", "store file is corrupt; run afs fsck"],
+  ["SQLITE_NOTADB", "IO_ERROR", "file is not an afs store"],
+  ["SQLITE_CANTOPEN", "IO_ERROR", "cannot open the store file"],
+  ["SQLITE_CONSTRAINT", "INTERNAL", "store constraint violated"],
+];
+
+const CHECKPOINT_COLUMNS =
+  "id, workspace, name, root, parent, created_at AS createdAt, actor, kind, description FROM checkpoints";
+const WORKSPACE_COLUMNS =
+  "name, description, head, revision, created_at AS createdAt, updated_at AS updatedAt FROM workspaces";
+const OVERLAY_COLUMNS = "path, kind, hash, size, mode, mtime FROM overlay";
+
+interface OverlayDbRow {
+  path: string;
+  kind: EntryKind | null;
+  hash: Hash | null;
+  size: number | null;
+  mode: number | null;
+  mtime: number | null;
+}
+
+interface ObjectInfo {
+  hash: Hash;
+  createdAt: number;
+  size: number;
+}
+
+type ObjectKind = "blob" | "tree";
+
+function prepare(db: Database.Database) {
+  const objects = (table: "blobs" | "trees") => ({
+    put: db.prepare<[Hash, number, number, Buffer]>(
+      `INSERT OR IGNORE INTO ${table} (hash, size, created_at, data) VALUES (?, ?, ?, ?)`,
+    ),
+    get: db.prepare<[Hash], Buffer>(`SELECT data FROM ${table} WHERE hash = ?`).pluck(),
+    has: db.prepare<[string], Hash>(`SELECT hash FROM ${table} WHERE hash IN (SELECT value FROM json_each(?))`).pluck(),
+    list: db.prepare<[Hash, number], ObjectInfo>(
+      `SELECT hash, created_at AS createdAt, size FROM ${table} WHERE hash > ? ORDER BY hash LIMIT ?`,
+    ),
+    delete: db.prepare<[Hash]>(`DELETE FROM ${table} WHERE hash = ?`),
+  });
+  return {
+    blob: objects("blobs"),
+    tree: objects("trees"),
+    workspace: db.prepare<[string], WorkspaceRecord>(`SELECT ${WORKSPACE_COLUMNS} WHERE name = ?`),
+    workspaces: db.prepare<[], WorkspaceRecord>(`SELECT ${WORKSPACE_COLUMNS} ORDER BY name`),
+    revision: db.prepare<[string], number>("SELECT revision FROM workspaces WHERE name = ?").pluck(),
+    head: db.prepare<[string], string>("SELECT head FROM workspaces WHERE name = ?").pluck(),
+    insertWorkspace: db.prepare<[string, string, string, number, number, number]>(
+      "INSERT INTO workspaces (name, description, head, revision, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    deleteWorkspace: db.prepare<[string]>("DELETE FROM workspaces WHERE name = ?"),
+    advance: db.prepare<[number, number, string]>("UPDATE workspaces SET revision = ?, updated_at = ? WHERE name = ?"),
+    advanceHead: db.prepare<[string, number, number, string]>(
+      "UPDATE workspaces SET head = ?, revision = ?, updated_at = ? WHERE name = ?",
+    ),
+    checkpointById: db.prepare<[string], CheckpointRecord>(`SELECT ${CHECKPOINT_COLUMNS} WHERE id = ?`),
+    checkpointByName: db.prepare<[string, string], CheckpointRecord>(
+      `SELECT ${CHECKPOINT_COLUMNS} WHERE workspace = ? AND name = ?`,
+    ),
+    checkpoints: db.prepare<[string], CheckpointRecord>(
+      `SELECT ${CHECKPOINT_COLUMNS} WHERE workspace = ? ORDER BY created_at DESC, rowid DESC`,
+    ),
+    insertCheckpoint: db.prepare<[string, string, string, string, string | null, number, string, string, string]>(
+      "INSERT INTO checkpoints (id, workspace, name, root, parent, created_at, actor, kind, description)" +
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    deleteCheckpoint: db.prepare<[string, string]>("DELETE FROM checkpoints WHERE id = ? AND workspace = ?"),
+    overlayGet: db.prepare<[string, string], OverlayDbRow>(
+      `SELECT ${OVERLAY_COLUMNS} WHERE workspace = ? AND path IN (SELECT value FROM json_each(?))`,
+    ),
+    // Every path strictly below a directory sorts between "dir/" and "dir0" ("0" follows "/"), so
+    // a range on the primary key finds them without LIKE and its wildcards.
+    overlayUnder: db.prepare<[string, string, string], OverlayDbRow>(
+      `SELECT ${OVERLAY_COLUMNS} WHERE workspace = ? AND path > ? AND path < ? ORDER BY path`,
+    ),
+    // Through overlay_children, so listing a directory costs its children, not its whole subtree.
+    overlayChildren: db.prepare<[string, string], OverlayDbRow>(
+      `SELECT ${OVERLAY_COLUMNS} INDEXED BY overlay_children WHERE workspace = ? AND parent = ? AND path <> parent` +
+        " ORDER BY path",
+    ),
+    overlayCount: db.prepare<[string], number>("SELECT count(*) FROM overlay WHERE workspace = ?").pluck(),
+    overlayPut: db.prepare<
+      [string, string, string, EntryKind | null, Hash | null, number | null, number | null, number | null]
+    >(
+      "INSERT OR REPLACE INTO overlay (workspace, path, parent, kind, hash, size, mode, mtime)" +
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    overlayClearUnder: db.prepare<[string, string, string]>(
+      "DELETE FROM overlay WHERE workspace = ? AND path > ? AND path < ?",
+    ),
+    overlayClear: db.prepare<[string]>("DELETE FROM overlay WHERE workspace = ?"),
+    insertEvent: db.prepare<[string, number, string, string, Hash | null, Hash | null, string, number]>(
+      "INSERT INTO events (workspace, seq, op, path, old_hash, new_hash, actor, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    events: db.prepare<[string, number, number], EventRecord>(
+      "SELECT workspace, seq, op, path, old_hash AS oldHash, new_hash AS newHash, actor, time FROM events" +
+        " WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?",
+    ),
+    checkpointRoots: db.prepare<[], Hash>("SELECT DISTINCT root FROM checkpoints").pluck(),
+    overlayHashes: db.prepare<[], { kind: EntryKind; hash: Hash }>(
+      "SELECT DISTINCT kind, hash FROM overlay WHERE kind IS NOT NULL",
+    ),
+    missingHeads: db.prepare<[], { name: string; head: string }>(
+      "SELECT name, head FROM workspaces w" +
+        " WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.id = w.head AND c.workspace = w.name)",
+    ),
+    missingRoots: db.prepare<[], { workspace: string; name: string; root: Hash }>(
+      "SELECT workspace, name, root FROM checkpoints c WHERE NOT EXISTS (SELECT 1 FROM trees t WHERE t.hash = c.root)",
+    ),
+    missingOverlayObjects: db.prepare<[], { workspace: string; path: string; kind: EntryKind; hash: Hash }>(
+      "SELECT workspace, path, kind, hash FROM overlay o WHERE" +
+        " (kind = 'dir' AND NOT EXISTS (SELECT 1 FROM trees t WHERE t.hash = o.hash)) OR" +
+        " (kind IN ('file', 'symlink') AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = o.hash))",
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+export interface SqliteStoreOptions {
+  /** How long a write waits for another connection's lock before failing with TIMEOUT. */
+  busyTimeoutMs?: number;
+}
+
+export class SqliteStore implements Store {
+  readonly url: string;
+  private readonly st: Statements;
+  private readonly commitTx: (workspace: string, commit: Commit) => number;
+  private readonly moveHeadTx: (workspace: string, move: HeadMove) => number;
+  private readonly createWorkspaceTx: (ws: WorkspaceRecord, initial: CheckpointRecord) => void;
+  private readonly deleteCheckpointTx: (workspace: string, id: string) => boolean;
+  private readonly putObjectsTx: (kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void;
+  private readonly deleteObjectsTx: (kind: ObjectKind, hashes: readonly Hash[]) => number;
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+  ) {
+    this.url = `sqlite:${path}`;
+    const st = prepare(db);
+    this.st = st;
+    const immediate = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
+      const tx = db.transaction(fn);
+      return (...args) => tx.immediate(...args);
+    };
+
+    this.commitTx = immediate((workspace: string, commit: Commit): number => {
+      if (commit.events.length === 0) {
+        throw new AfsError("INVALID_ARGUMENT", "a commit needs at least one event");
+      }
+      const revision = this.checkRevision(workspace, commit.expectRevision);
+      for (const dir of commit.clearUnder ?? []) st.overlayClearUnder.run(workspace, ...below(dir));
+      for (const row of commit.set) st.overlayPut.run(workspace, row.path, parentOf(row.path), ...entryColumns(row));
+      const now = Date.now();
+      let seq = revision;
+      for (const event of commit.events) this.appendEvent(workspace, ++seq, event, now);
+      st.advance.run(seq, now, workspace);
+      return seq;
+    });
+
+    this.moveHeadTx = immediate((workspace: string, move: HeadMove): number => {
+      const revision = this.checkRevision(workspace, move.expectRevision);
+      if (move.checkpoint) this.insertCheckpoint(workspace, move.checkpoint);
+      const target = st.checkpointById.get(move.head);
+      if (target?.workspace !== workspace) {
+        throw new AfsError("NOT_FOUND", `checkpoint ${move.head} does not exist in workspace ${workspace}`, {
+          workspace,
+          checkpoint: move.head,
+        });
+      }
+      if (move.clearOverlay) st.overlayClear.run(workspace);
+      const now = Date.now();
+      this.appendEvent(workspace, revision + 1, move.event, now);
+      st.advanceHead.run(move.head, revision + 1, now, workspace);
+      return revision + 1;
+    });
+
+    this.createWorkspaceTx = immediate((ws: WorkspaceRecord, initial: CheckpointRecord): void => {
+      if (ws.head !== initial.id) {
+        throw new AfsError("INVALID_ARGUMENT", "a new workspace's head must be its initial checkpoint");
+      }
+      if (st.revision.get(ws.name) !== undefined) {
+        throw new AfsError("ALREADY_EXISTS", `workspace ${ws.name} already exists`, { workspace: ws.name });
+      }
+      st.insertWorkspace.run(ws.name, ws.description, ws.head, ws.revision, ws.createdAt, ws.updatedAt);
+      this.insertCheckpoint(ws.name, initial);
+    });
+
+    this.deleteCheckpointTx = immediate((workspace: string, id: string): boolean => {
+      if (st.head.get(workspace) === id) {
+        throw new AfsError("CONFLICT", `checkpoint ${id} is the head of workspace ${workspace}; move head first`, {
+          workspace,
+          checkpoint: id,
+        });
+      }
+      return st.deleteCheckpoint.run(id, workspace).changes > 0;
+    });
+
+    this.putObjectsTx = immediate((kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => {
+      const now = Date.now();
+      for (const { hash, data } of objects) st[kind].put.run(hash, data.byteLength, now, toBuffer(data));
+    });
+
+    this.deleteObjectsTx = immediate((kind: ObjectKind, hashes: readonly Hash[]): number => {
+      let deleted = 0;
+      for (const hash of hashes) deleted += st[kind].delete.run(hash).changes;
+      return deleted;
+    });
+  }
+
+  /** Opens (creating if needed) the store file at `path`, migrating its schema to the newest version. */
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+    const file = resolve(path);
+    let db: Database.Database | undefined;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+      db.pragma("journal_mode = WAL");
+      // In WAL mode NORMAL only risks the last transactions on power loss, never on a process kill.
+      db.pragma("synchronous = NORMAL");
+      db.pragma("foreign_keys = ON");
+      migrate(db, file);
+      return new SqliteStore(db, file);
+    } catch (e) {
+      db?.close();
+      if (e instanceof AfsError) throw e;
+      const wrapped = sqliteError(e);
+      if (wrapped instanceof AfsError && wrapped.code === "TIMEOUT") throw wrapped;
+      const reason = e instanceof Error ? e.message : String(e);
+      throw new AfsError("IO_ERROR", `cannot open the afs store at ${file}: ${reason}`, { path: file });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  // --- objects -------------------------------------------------------------------------------
+
+  async putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+    if (blobs.length > 0) this.guard(() => this.putObjectsTx("blob", blobs));
+  }
+
+  async getBlob(hash: Hash): Promise<Buffer | null> {
+    return this.guard(() => this.st.blob.get.get(hash) ?? null);
+  }
+
+  async hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>> {
+    if (hashes.length === 0) return new Set();
+    return new Set(this.guard(() => this.st.blob.has.all(JSON.stringify(hashes))));
+  }
+
+  async putTrees(trees: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+    if (trees.length > 0) this.guard(() => this.putObjectsTx("tree", trees));
+  }
+
+  async getTree(hash: Hash): Promise<Buffer | null> {
+    return this.guard(() => this.st.tree.get.get(hash) ?? null);
+  }
+
+  // --- workspaces ----------------------------------------------------------------------------
+
+  async createWorkspace(ws: WorkspaceRecord, initial: CheckpointRecord): Promise<void> {
+    this.guard(() => this.createWorkspaceTx(ws, initial));
+  }
+
+  async getWorkspace(name: string): Promise<WorkspaceRecord | null> {
+    return this.guard(() => this.st.workspace.get(name) ?? null);
+  }
+
+  async listWorkspaces(): Promise<WorkspaceRecord[]> {
+    return this.guard(() => this.st.workspaces.all());
+  }
+
+  async deleteWorkspace(name: string): Promise<boolean> {
+    // Checkpoints, overlay rows and events go with it through ON DELETE CASCADE.
+    return this.guard(() => this.st.deleteWorkspace.run(name).changes > 0);
+  }
+
+  // --- overlay -------------------------------------------------------------------------------
+
+  async overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>> {
+    if (paths.length === 0) return new Map();
+    const rows = this.guard(() => this.st.overlayGet.all(workspace, JSON.stringify(paths)));
+    return new Map(rows.map((row) => [row.path, toEntry(row)]));
+  }
+
+  async overlayUnder(workspace: string, dir: string, childrenOnly = false): Promise<OverlayRow[]> {
+    const rows = this.guard(() =>
+      childrenOnly ? this.st.overlayChildren.all(workspace, dir) : this.st.overlayUnder.all(workspace, ...below(dir)),
+    );
+    return rows.map((row) => ({ path: row.path, entry: toEntry(row) }));
+  }
+
+  async overlayCount(workspace: string): Promise<number> {
+    return this.guard(() => this.st.overlayCount.get(workspace) ?? 0);
+  }
+
+  async commit(workspace: string, commit: Commit): Promise<number> {
+    return this.guard(() => this.commitTx(workspace, commit));
+  }
+
+  async moveHead(workspace: string, move: HeadMove): Promise<number> {
+    return this.guard(() => this.moveHeadTx(workspace, move));
+  }
+
+  // --- checkpoints and events ----------------------------------------------------------------
+
+  async getCheckpoint(workspace: string, nameOrId: string): Promise<CheckpointRecord | null> {
+    return this.guard(() => {
+      const byName = this.st.checkpointByName.get(workspace, nameOrId);
+      if (byName) return byName;
+      const byId = this.st.checkpointById.get(nameOrId);
+      return byId?.workspace === workspace ? byId : null;
+    });
+  }
+
+  async getCheckpointById(id: string): Promise<CheckpointRecord | null> {
+    return this.guard(() => this.st.checkpointById.get(id) ?? null);
+  }
+
+  async listCheckpoints(workspace: string): Promise<CheckpointRecord[]> {
+    return this.guard(() => this.st.checkpoints.all(workspace));
+  }
+
+  async deleteCheckpoint(workspace: string, id: string): Promise<boolean> {
+    return this.guard(() => this.deleteCheckpointTx(workspace, id));
+  }
+
+  async listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]> {
+    return this.guard(() => this.st.events.all(workspace, afterSeq, limit));
+  }
+
+  // --- garbage collection and integrity --------------------------------------------------------
+
+  async gcRoots(): Promise<{ trees: Set<Hash>; blobs: Set<Hash> }> {
+    return this.guard(() => {
+      const trees = new Set(this.st.checkpointRoots.all());
+      const blobs = new Set<Hash>();
+      for (const { kind, hash } of this.st.overlayHashes.all()) (kind === "dir" ? trees : blobs).add(hash);
+      return { trees, blobs };
+    });
+  }
+
+  async *listObjects(kind: ObjectKind): AsyncIterable<ObjectInfo> {
+    // Paged by hash rather than one open iterator: the connection stays free for other calls
+    // made while the caller awaits between items.
+    let after = "";
+    for (;;) {
+      const page = this.guard(() => this.st[kind].list.all(after, LIST_PAGE));
+      yield* page;
+      const last = page[page.length - 1];
+      if (!last || page.length < LIST_PAGE) return;
+      after = last.hash;
+    }
+  }
+
+  async deleteObjects(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
+    if (hashes.length === 0) return 0;
+    return this.guard(() => this.deleteObjectsTx(kind, hashes));
+  }
+
+  async checkIntegrity(): Promise<string[]> {
+    return this.guard(() => {
+      const problems: string[] = [];
+      for (const line of this.db.pragma("integrity_check", { simple: false }) as { integrity_check: string }[]) {
+        if (line.integrity_check !== "ok") problems.push(`sqlite integrity_check: ${line.integrity_check}`);
+      }
+      type FkRow = { table: string; rowid: number | null; parent: string };
+      for (const fk of this.db.pragma("foreign_key_check") as FkRow[]) {
+        const row = fk.rowid === null ? "a row" : `row ${fk.rowid}`;
+        problems.push(`sqlite foreign_key_check: ${row} of ${fk.table} refers to a missing ${fk.parent} row`);
+      }
+      for (const ws of this.st.missingHeads.all()) {
+        problems.push(`workspace ${ws.name}: head checkpoint ${ws.head} is missing`);
+      }
+      for (const cp of this.st.missingRoots.all()) {
+        problems.push(`workspace ${cp.workspace}: checkpoint ${cp.name}: root tree ${cp.root} is missing`);
+      }
+      for (const row of this.st.missingOverlayObjects.all()) {
+        const object = row.kind === "dir" ? "tree" : "blob";
+        problems.push(`workspace ${row.workspace}: live entry ${row.path}: ${object} ${row.hash} is missing`);
+      }
+      return problems;
+    });
+  }
+
+  // --- internals -----------------------------------------------------------------------------
+
+  /** Runs a synchronous database call, turning SQLite's errors into AfsErrors. */
+  private guard<T>(fn: () => T): T {
+    if (!this.db.open) throw new AfsError("IO_ERROR", `the store at ${this.path} is closed`);
+    try {
+      return fn();
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  }
+
+  private checkRevision(workspace: string, expected: number): number {
+    const revision = this.st.revision.get(workspace);
+    if (revision === undefined) {
+      throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist`, { workspace });
+    }
+    if (revision !== expected) {
+      throw new AfsError("CONFLICT", `workspace ${workspace} moved to revision ${revision} (expected ${expected})`, {
+        workspace,
+        expected,
+        actual: revision,
+      });
+    }
+    return revision;
+  }
+
+  private insertCheckpoint(workspace: string, cp: CheckpointRecord): void {
+    if (cp.workspace !== workspace) {
+      throw new AfsError("INVALID_ARGUMENT", `checkpoint ${cp.name} belongs to ${cp.workspace}, not ${workspace}`);
+    }
+    if (this.st.checkpointById.get(cp.id)) {
+      throw new AfsError("ALREADY_EXISTS", `checkpoint id ${cp.id} already exists`, { checkpoint: cp.id });
+    }
+    if (this.st.checkpointByName.get(workspace, cp.name)) {
+      throw new AfsError("ALREADY_EXISTS", `checkpoint ${cp.name} already exists in ${workspace}; pick another name`, {
+        workspace,
+        checkpoint: cp.name,
+      });
+    }
+    this.st.insertCheckpoint.run(
+      cp.id,
+      workspace,
+      cp.name,
+      cp.root,
+      cp.parent,
+      cp.createdAt,
+      cp.actor,
+      cp.kind,
+      cp.description,
+    );
+  }
+
+  private appendEvent(workspace: string, seq: number, e: EventInput, time: number): void {
+    this.st.insertEvent.run(workspace, seq, e.op, e.path, e.oldHash, e.newHash, e.actor, time);
+  }
+}
+
+/** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */
+function migrate(db: Database.Database, file: string): void {
+  const version = (): number => db.pragma("user_version", { simple: true }) as number;
+  const check = (v: number): void => {
+    if (v > MIGRATIONS.length) {
+      throw new AfsError(
+        "IO_ERROR",
+        `the afs store at ${file} has schema version ${v}, newer than this afs understands (${MIGRATIONS.length}); upgrade afs`,
+        { path: file },
+      );
+    }
+  };
+  const current = version();
+  check(current);
+  if (current === MIGRATIONS.length) return;
+  db.transaction(() => {
+    const from = version();
+    check(from);
+    for (const sql of MIGRATIONS.slice(from)) db.exec(sql);
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
+
+function sqliteError(e: unknown): unknown {
+  if (!(e instanceof Database.SqliteError)) return e;
+  const match = SQLITE_ERRORS.find(([prefix]) => e.code.startsWith(prefix));
+  const [, code, advice] = match ?? ["", "IO_ERROR", "store error"];
+  return new AfsError(code, `${advice} (${e.message})`, { sqlite: e.code });
+}
+
+/** Bounds (exclusive) of every path strictly below `dir`. */
+function below(dir: string): [string, string] {
+  const prefix = dir === "/" ? "/" : `${dir}/`;
+  return [prefix, `${prefix.slice(0, -1)}0`];
+}
+
+function entryColumns(row: OverlayRow): [EntryKind | null, Hash | null, number | null, number | null, number | null] {
+  const e = row.entry;
+  return e ? [e.kind, e.hash, e.size, e.mode, e.mtime] : [null, null, null, null, null];
+}
+
+function toEntry(row: OverlayDbRow): Entry | null {
+  if (row.kind === null) return null;
+  return { kind: row.kind, hash: row.hash as Hash, size: row.size ?? 0, mode: row.mode ?? 0, mtime: row.mtime ?? 0 };
+}
+
+const toBuffer = (data: Uint8Array): Buffer =>
+  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
