@@ -59,6 +59,8 @@ export class Afs {
   static async open(options: AfsOptions = {}): Promise<Afs> {
     const home = resolveHome(options.home);
     const store = await openStore(options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home));
+    // Every new directory points at the empty tree; keeping it stored makes that always valid.
+    await store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
     return new Afs(home, store, options.actor ?? process.env.AFS_ACTOR ?? safeUser());
   }
 
@@ -90,7 +92,6 @@ export class Afs {
   // --- workspaces --------------------------------------------------------------------------
 
   async createWorkspace(name: string, options: { description?: string } = {}): Promise<WorkspaceInfo> {
-    await this.store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
     return this.createWithRoot(name, EMPTY_TREE, { kind: "initial", parent: null, description: options.description });
   }
 

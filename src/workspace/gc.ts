@@ -52,7 +52,8 @@ export async function collectGarbage(store: Store, trees: TreeReader, graceMs = 
     const keep = kind === "blob" ? live.blobs : live.trees;
     const doomed: Hash[] = [];
     for await (const obj of store.listObjects(kind)) {
-      if (keep.has(obj.hash) || obj.createdAt > cutoff) {
+      // The empty tree is shared by every new directory and always kept (Afs.open stores it).
+      if (keep.has(obj.hash) || obj.createdAt > cutoff || obj.hash === EMPTY_TREE) {
         result[kind === "blob" ? "blobs_kept" : "trees_kept"]++;
         continue;
       }

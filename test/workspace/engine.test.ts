@@ -239,3 +239,17 @@ describe("import and export", () => {
     }
   });
 });
+
+describe("integrity", () => {
+  it("stays consistent after gc when new directories point at the empty tree", async () => {
+    await afs.createWorkspace("w");
+    const v = await afs.volume("w");
+    await v.mkdir("/empty");
+    await put(v, "/d/f.txt", "x");
+    await afs.deleteWorkspace("w");
+    await afs.createWorkspace("w2");
+    await (await afs.volume("w2")).mkdir("/again");
+    await afs.gc({ graceMs: 0 });
+    expect(await afs.fsck()).toMatchObject({ ok: true, problems: [] });
+  });
+});
