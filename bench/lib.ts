@@ -2,7 +2,7 @@
 // one JSON line each benchmark ends with, and temporary directories.
 import { realpathSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -82,7 +82,9 @@ export function printTable(
 
 /** The single machine-readable line a benchmark ends with (run-all collects these). */
 export function emitJson(bench: string, data: Record<string, unknown>): void {
-  console.log(JSON.stringify({ bench, ...data }));
+  // Load average says how much else the machine was doing, which is most of the noise in tails.
+  const machine = { cpus: cpus().length, node: process.version, load1: Math.round((loadavg()[0] ?? 0) * 100) / 100 };
+  console.log(JSON.stringify({ bench, ...data, machine }));
 }
 
 /** A fresh temporary directory; remove it with `rm(dir, { recursive: true, force: true })`. */
