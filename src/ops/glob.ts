@@ -1,0 +1,52 @@
+// glob: entries below a directory whose name matches a glob pattern.
+import picomatch from "picomatch";
+import { z } from "zod";
+import { AfsError } from "../core/errors.js";
+import { rebase } from "../core/paths.js";
+import type { Stat, Volume } from "../volume/volume.js";
+import { dirPathArg } from "./args.js";
+import { byString, type EntryItem, mustStat, normalizePath, toItem } from "./common.js";
+
+export const globArgs = z.strictObject({
+  path: dirPathArg.describe('Directory to search below, recursively (default "/").'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      'Glob matched against each entry\'s name (basename), e.g. "*.go", "{Makefile,*.mk}", "test_*.py". Hidden files match too. A pattern containing "/" is matched against the path relative to `path` instead, e.g. "src/**/*.ts".',
+    ),
+  kind: z
+    .enum(["file", "dir", "symlink", "any"])
+    .optional()
+    .describe('Which entries to return: "file" (default), "dir", "symlink", or "any".'),
+});
+export type GlobArgs = z.infer<typeof globArgs>;
+
+export interface GlobResult {
+  count: number;
+  /** Sorted by path. */
+  items: EntryItem[];
+}
+
+export async function glob(volume: Volume, args: GlobArgs): Promise<GlobResult> {
+  const path = normalizePath(args.path ?? "/");
+  const kind = args.kind ?? "file";
+  const byPath = args.pattern.includes("/");
+  let isMatch: (s: string) => boolean;
+  try {
+    isMatch = picomatch(byPath ? args.pattern.replace(/^\/+/, "") : args.pattern, { dot: true });
+  } catch (e) {
+    throw new AfsError("INVALID_ARGUMENT", `invalid glob pattern ${JSON.stringify(args.pattern)}: ${String(e)}`);
+  }
+  const stat = await mustStat(volume, path);
+  const candidates: Stat[] = [];
+  if (stat.kind === "dir") {
+    for await (const s of volume.walk(path)) candidates.push(s);
+  }
+  const items = candidates
+    .filter((s) => kind === "any" || s.kind === kind)
+    .filter((s) => isMatch(byPath ? rebase(s.path, path, "/").slice(1) : s.name))
+    .sort((a, b) => byString(a.path, b.path))
+    .map(toItem);
+  return { count: items.length, items };
+}
