@@ -1,5 +1,6 @@
 // insert: adds whole lines after a given line (0 = at the beginning, -1 = at the end).
 import { z } from "zod";
+import { AfsError } from "../core/errors.js";
 import type { MutationResult, Volume } from "../volume/volume.js";
 import { expectedSha256Arg, pathArg, toLf } from "./args.js";
 import { normalizePath } from "./common.js";
@@ -28,6 +29,9 @@ export type InsertResult = MutationResult & { inserted_lines: number; line: numb
 export async function insert(volume: Volume, args: InsertArgs): Promise<InsertResult> {
   const path = normalizePath(args.path);
   const content = toLf(args.content);
+  if (content === "") {
+    throw new AfsError("INVALID_ARGUMENT", 'content must not be empty; pass "\\n" for one blank line', { path });
+  }
   return editText(volume, path, "insert", args.expected_sha256, (body) => {
     const doc = toDoc(body);
     const after = insertionPoint(path, doc, args.line);

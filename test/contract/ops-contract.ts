@@ -540,6 +540,7 @@ export function opsContract(name: string, makeVolume: MakeVolume): void {
         const err = await failure(insert(volume, { path: "/f.txt", line: 3, content: "x" }));
         expect(err.code).toBe("INVALID_ARGUMENT");
         expect(err.message).toMatch(/2 lines/);
+        expect(await codeOf(insert(volume, { path: "/f.txt", line: 0, content: "" }))).toBe("INVALID_ARGUMENT");
       });
 
       it("keeps a missing final newline, adding one between at the end", async () => {
