@@ -1,0 +1,54 @@
+// `afs gc`, `afs fsck`, `afs status`: store-wide housekeeping and a look at where things are.
+import { type Command, InvalidArgumentError } from "commander";
+import { withAfs } from "../context.js";
+import { ExitStatus } from "../errors.js";
+import { bytes, emit, type JsonFlag, plural } from "../output.js";
+import { leaf } from "./leaf.js";
+
+export function registerMaintenanceCommands(program: Command): void {
+  leaf(program, "gc", "delete stored content no checkpoint or live state uses")
+    .option("--grace <seconds>", "keep objects younger than this (default: one hour)", parseSeconds)
+    .action((flags: JsonFlag & { grace?: number }, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const result = await afs.gc({ graceMs: flags.grace === undefined ? undefined : flags.grace * 1000 });
+        emit(
+          flags,
+          result,
+          (r) =>
+            `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees`,
+        );
+      }),
+    );
+
+  leaf(program, "fsck", "verify the store: every referenced object present and matching its hash").action(
+    (flags: JsonFlag, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const result = await afs.fsck();
+        emit(flags, result, (r) =>
+          r.ok
+            ? `ok: ${plural(r.trees_checked, "tree")} and ${plural(r.blobs_checked, "blob")} checked`
+            : [...r.problems, `${plural(r.problems.length, "problem")} found`],
+        );
+        if (!result.ok) throw new ExitStatus(1);
+      }),
+  );
+
+  leaf(program, "status", "version, data directory, store and current workspace").action(
+    (flags: JsonFlag, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        emit(flags, await afs.status(), (s) => [
+          `afs ${s.version}`,
+          `home       ${s.home}`,
+          `store      ${s.store}`,
+          `workspace  ${s.current_workspace ?? "(none; choose one with: afs ws use NAME)"}`,
+          `workspaces ${s.workspaces}`,
+        ]);
+      }),
+  );
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("expected a number of seconds (0 or more)");
+  return n;
+}

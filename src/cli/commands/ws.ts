@@ -1,0 +1,113 @@
+// `afs ws …`: create, list, show, choose, fork, delete, import and export workspaces.
+import type { Command } from "commander";
+import type { WorkspaceInfo } from "../../workspace/context.js";
+import { globals, withAfs } from "../context.js";
+import { bytes, emit, type JsonFlag, plural, shortTime, table } from "../output.js";
+import { progressBar } from "../progress.js";
+import { leaf } from "./leaf.js";
+
+interface DescriptionFlags extends JsonFlag {
+  description?: string;
+}
+
+const describe = (ws: WorkspaceInfo): string[] => [
+  `workspace   ${ws.name}`,
+  ...(ws.description ? [`description ${ws.description}`] : []),
+  `head        ${ws.head}${ws.dirty ? " (live changes not checkpointed)" : ""}`,
+  `revision    ${ws.revision}`,
+  `created     ${ws.created_at}`,
+  `updated     ${ws.updated_at}`,
+];
+
+export function registerWorkspaceCommands(program: Command): void {
+  const ws = program.command("ws").description("manage workspaces");
+
+  leaf(ws, "create <name>", "create an empty workspace")
+    .option("--description <text>", "what the workspace is for")
+    .action((name: string, flags: DescriptionFlags, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const info = await afs.createWorkspace(name, { description: flags.description });
+        emit(flags, info, (w) => `created workspace ${w.name}`);
+      }),
+    );
+
+  leaf(ws, "list", "list workspaces (* marks the current one)").action((flags: JsonFlag, cmd: Command) =>
+    withAfs(cmd, async (afs) => {
+      const [all, current] = await Promise.all([afs.listWorkspaces(), afs.currentWorkspace()]);
+      emit(flags, all, (list) =>
+        list.length === 0
+          ? "no workspaces yet; create one with: afs ws create NAME"
+          : table(
+              ["", "NAME", "HEAD", "LIVE", "UPDATED", "DESCRIPTION"],
+              list.map((w) => [
+                w.name === current ? "*" : "",
+                w.name,
+                w.head,
+                w.dirty ? "changed" : "clean",
+                shortTime(w.updated_at),
+                w.description,
+              ]),
+            ),
+      );
+    }),
+  );
+
+  leaf(ws, "show [name]", "show a workspace (default: the current one)").action(
+    (name: string | undefined, flags: JsonFlag, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const info = await afs.getWorkspace(await afs.resolveWorkspace(name ?? globals(cmd).workspace));
+        emit(flags, info, describe);
+      }),
+  );
+
+  leaf(ws, "use <name>", "make a workspace the current one").action((name: string, flags: JsonFlag, cmd: Command) =>
+    withAfs(cmd, async (afs) => {
+      emit(flags, await afs.useWorkspace(name), (w) => `now using workspace ${w.name}`);
+    }),
+  );
+
+  leaf(ws, "fork <source> <new>", "create a workspace from another's live state")
+    .option("--description <text>", "what the fork is for")
+    .action((source: string, name: string, flags: DescriptionFlags, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const info = await afs.forkWorkspace(source, name, { description: flags.description });
+        emit(flags, info, (w) => `forked ${source} into ${w.name}`);
+      }),
+    );
+
+  leaf(ws, "delete <name>", "delete a workspace and its checkpoints").action(
+    (name: string, flags: JsonFlag, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        await afs.deleteWorkspace(name);
+        emit(flags, { deleted: name }, () => `deleted workspace ${name}`);
+      }),
+  );
+
+  leaf(ws, "import <name> <dir>", "create a workspace from a directory (honours .gitignore and .afsignore)")
+    .option("--description <text>", "what the workspace is for")
+    .action((name: string, dir: string, flags: DescriptionFlags, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const bar = progressBar("importing");
+        const result = await afs
+          .importDirectory(name, dir, { description: flags.description, onProgress: bar.update })
+          .finally(() => bar.stop());
+        emit(
+          flags,
+          result,
+          (r) => `imported ${plural(r.files, "file")} (${bytes(r.bytes)}) from ${dir} into workspace ${name}`,
+        );
+      }),
+    );
+
+  leaf(ws, "export <name> <dir>", "write a workspace's live state (or a checkpoint) into a new or empty directory")
+    .option("--checkpoint <name>", "export this checkpoint instead of the live state")
+    .action((name: string, dir: string, flags: JsonFlag & { checkpoint?: string }, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const bar = progressBar("exporting");
+        const result = await afs
+          .exportWorkspace(name, dir, { checkpoint: flags.checkpoint, onProgress: bar.update })
+          .finally(() => bar.stop());
+        emit(flags, result, (r) => `exported ${plural(r.files, "file")} (${bytes(r.bytes)}) to ${dir}`);
+      }),
+    );
+}

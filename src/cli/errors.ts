@@ -1,0 +1,56 @@
+// The CLI's error edge: every failure becomes one line on stderr and an exit status read from
+// one table keyed by AfsError code, so scripts can tell "not found" from "conflict".
+import { CommanderError } from "commander";
+import { ZodError } from "zod";
+import { AfsError, type ErrorCode, toAfsError } from "../core/errors.js";
+
+/** Exit statuses. 0 is success; USAGE covers bad flags, bad names and bad paths alike. */
+export const EXIT_CODES: Readonly<Record<ErrorCode | "USAGE", number>> = {
+  INTERNAL: 1,
+  IO_ERROR: 1,
+  USAGE: 2,
+  INVALID_ARGUMENT: 2,
+  INVALID_PATH: 2,
+  NOT_FOUND: 3,
+  CONFLICT: 4,
+  ALREADY_EXISTS: 4,
+  PERMISSION_DENIED: 5,
+  QUOTA_EXCEEDED: 6,
+  TIMEOUT: 7,
+};
+
+/** Raised by commands that finished but must report failure (fsck with problems). */
+export class ExitStatus extends Error {
+  constructor(readonly status: number) {
+    super(`exit ${status}`);
+  }
+}
+
+/** Names the CLI uses for an operation's arguments, so zod messages speak in flags. */
+export type FlagNames = Readonly<Record<string, string>>;
+
+/** Turns a schema failure into INVALID_ARGUMENT, naming the flag or argument the user typed. */
+export function fromZod(e: ZodError, flags: FlagNames = {}): AfsError {
+  const parts = e.issues.map((issue) => {
+    const key = issue.path.map(String).join(".");
+    const name = flags[issue.path.map(String)[0] ?? ""] ?? key;
+    return name ? `${name}: ${issue.message}` : issue.message;
+  });
+  return new AfsError("INVALID_ARGUMENT", parts.join("; "));
+}
+
+/** Prints the error and returns the exit status for it. */
+export function report(e: unknown): number {
+  if (e instanceof ExitStatus) return e.status;
+  if (e instanceof CommanderError) {
+    // commander already printed its one line; help and --version are not failures.
+    return e.exitCode === 0 ? 0 : EXIT_CODES.USAGE;
+  }
+  const err = e instanceof ZodError ? fromZod(e) : toAfsError(e);
+  process.stderr.write(`afs: ${err.message} [${err.code}]\n`);
+  if (process.env.AFS_DEBUG === "1") {
+    process.stderr.write(`${(e instanceof Error && e.stack) || String(e)}\n`);
+    if (Object.keys(err.details).length > 0) process.stderr.write(`${JSON.stringify(err.details)}\n`);
+  }
+  return EXIT_CODES[err.code];
+}

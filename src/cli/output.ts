@@ -1,0 +1,59 @@
+// Printing results: `--json` prints the operation's result object as it is; otherwise a short
+// human rendering (tables for lists, plain text for content). Data goes to stdout only.
+
+export interface JsonFlag {
+  json?: boolean;
+}
+
+export const write = (text: string): void => {
+  process.stdout.write(text);
+};
+
+/** Writes each line followed by a newline; nothing for an empty list. */
+export const writeLines = (lines: readonly string[]): void => {
+  if (lines.length > 0) write(`${lines.join("\n")}\n`);
+};
+
+/** Prints `value` as JSON with --json, else whatever `human` renders (lines). */
+export function emit<T>(flags: JsonFlag, value: T, human: (value: T) => string | readonly string[]): void {
+  if (flags.json) {
+    write(`${JSON.stringify(value, null, 2)}\n`);
+    return;
+  }
+  const text = human(value);
+  if (typeof text === "string") writeLines(text === "" ? [] : [text]);
+  else writeLines(text);
+}
+
+/** Left-aligned columns separated by two spaces, with a header row. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  if (rows.length === 0) return [];
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), ...rows.map(line)];
+}
+
+/** A short local time for tables: "2025-01-31 14:05". */
+export function shortTime(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number): string => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
+
+export function bytes(n: number): string {
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
+}
+
+export const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;

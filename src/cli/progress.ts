@@ -1,0 +1,33 @@
+// A byte progress bar for import and export, drawn on stderr only when stderr is a terminal;
+// anywhere else (pipes, CI, tests) the callback does nothing and nothing extra is printed.
+import { Presets, SingleBar } from "cli-progress";
+import { bytes } from "./output.js";
+
+export interface ProgressBar {
+  /** Pass as the engine's onProgress callback: (bytes done, bytes total). */
+  update: ((done: number, total: number) => void) | undefined;
+  stop(): void;
+}
+
+export function progressBar(label: string): ProgressBar {
+  if (!process.stderr.isTTY) return { update: undefined, stop: () => {} };
+  let bar: SingleBar | null = null;
+  return {
+    update: (done, total) => {
+      if (!bar) {
+        bar = new SingleBar(
+          {
+            stream: process.stderr,
+            format: `${label} [{bar}] {percentage}% | {done} / {size} | ETA {eta_formatted}`,
+            hideCursor: true,
+            clearOnComplete: true,
+          },
+          Presets.shades_classic,
+        );
+        bar.start(total, 0, { done: bytes(0), size: bytes(total) });
+      }
+      bar.update(done, { done: bytes(done) });
+    },
+    stop: () => bar?.stop(),
+  };
+}

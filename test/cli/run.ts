@@ -1,0 +1,102 @@
+// Runs the built CLI the way a user types it: `node dist/cli/main.js …` in a temporary AFS_HOME.
+// The build happens once (and only when src/ is newer than dist/), serialized across test files.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const MAIN = join(ROOT, "dist/cli/main.js");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const t = entry.isDirectory() ? newestMtime(path) : entry.name.endsWith(".ts") ? statSync(path).mtimeMs : 0;
+    newest = Math.max(newest, t);
+  }
+  return newest;
+}
+
+const isStale = (): boolean => {
+  try {
+    return (
+      statSync(MAIN).mtimeMs < Math.max(newestMtime(join(ROOT, "src")), statSync(join(ROOT, "package.json")).mtimeMs)
+    );
+  } catch {
+    return true;
+  }
+};
+
+/** Builds dist/ with tsc unless it is already newer than every source file. */
+export function ensureBuilt(): void {
+  const lock = join(ROOT, "node_modules/.cache/afs-cli-test-build.lock");
+  mkdirSync(dirname(lock), { recursive: true });
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`could not take the build lock ${lock}; remove it if stale`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    if (isStale()) execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+export interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+  raw: Buffer;
+}
+
+export interface Cli {
+  home: string;
+  /** Runs `afs …args`; `input` is piped to stdin. */
+  run(args: readonly string[], options?: { input?: string | Buffer; env?: Record<string, string> }): Run;
+  /** Runs and expects exit status 0, returning stdout. */
+  ok(args: readonly string[], options?: { input?: string | Buffer }): string;
+  /** Runs with --json appended, expects success, parses stdout. */
+  json<T = unknown>(args: readonly string[], options?: { input?: string | Buffer }): T;
+  tmp(name: string): string;
+  cleanup(): Promise<void>;
+}
+
+export async function cli(): Promise<Cli> {
+  const base = await mkdtemp(join(tmpdir(), "afs-cli-"));
+  const home = join(base, "home");
+  const env: NodeJS.ProcessEnv = { ...process.env, AFS_HOME: home, AFS_ACTOR: "tester" };
+  for (const key of ["AFS_STORE", "AFS_WORKSPACE", "AFS_DEBUG"]) delete env[key];
+  const run: Cli["run"] = (args, options = {}) => {
+    const r = spawnSync(process.execPath, [MAIN, ...args], {
+      env: { ...env, ...options.env },
+      input: options.input ?? "",
+      cwd: base,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (r.error) throw r.error;
+    return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString(), raw: r.stdout };
+  };
+  const ok: Cli["ok"] = (args, options) => {
+    const r = run(args, options);
+    if (r.status !== 0) throw new Error(`afs ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+    return r.stdout;
+  };
+  return {
+    home,
+    run,
+    ok,
+    json: <T>(args: readonly string[], options?: { input?: string | Buffer }) =>
+      JSON.parse(ok([...args, "--json"], options)) as T,
+    tmp: (name) => join(base, name),
+    cleanup: () => rm(base, { recursive: true, force: true }),
+  };
+}

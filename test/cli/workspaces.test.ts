@@ -1,0 +1,191 @@
+// `afs ws …` and `afs status` end to end: create, list, show, use, fork, delete, import, export.
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cli, cli, ensureBuilt } from "./run.js";
+
+let afs: Cli;
+beforeAll(async () => {
+  ensureBuilt();
+  afs = await cli();
+});
+afterAll(() => afs.cleanup());
+
+interface Workspace {
+  name: string;
+  description: string;
+  head: string;
+  dirty: boolean;
+}
+
+describe("afs ws", () => {
+  it("starts with no workspaces and no current one", () => {
+    expect(afs.ok(["ws", "list"])).toMatch(/no workspaces yet/);
+    expect(afs.json(["ws", "list"])).toEqual([]);
+    const status = afs.json<{ current_workspace: string | null; workspaces: number; home: string }>(["status"]);
+    expect(status).toMatchObject({ current_workspace: null, workspaces: 0, home: afs.home });
+    expect(afs.ok(["status"])).toMatch(/workspace\s+\(none; choose one with: afs ws use NAME\)/);
+  });
+
+  it("creates, lists, shows and uses workspaces", () => {
+    expect(afs.ok(["ws", "create", "demo", "--description", "a demo"])).toBe("created workspace demo\n");
+    const other = afs.json<Workspace>(["ws", "create", "other"]);
+    expect(other).toMatchObject({ name: "other", head: "initial", dirty: false });
+
+    const list = afs.json<Workspace[]>(["ws", "list"]);
+    expect(list.map((w) => w.name).sort()).toEqual(["demo", "other"]);
+    const table = afs.ok(["ws", "list"]);
+    expect(table.split("\n")[0]).toMatch(/NAME\s+HEAD\s+LIVE\s+UPDATED\s+DESCRIPTION/);
+    expect(table).toMatch(/demo\s+initial\s+clean\s+.*a demo/);
+
+    expect(afs.ok(["ws", "use", "demo"])).toBe("now using workspace demo\n");
+    expect(afs.ok(["ws", "list"])).toMatch(/^\*\s+demo/m);
+    expect(afs.json<Workspace>(["ws", "show"])).toMatchObject({ name: "demo", description: "a demo" });
+    expect(afs.ok(["ws", "show", "other"])).toMatch(/^workspace\s+other$/m);
+    expect(afs.json<{ current_workspace: string }>(["status"]).current_workspace).toBe("demo");
+  });
+
+  it("takes the global options before or after the subcommand", () => {
+    expect(afs.json<Workspace>(["-w", "other", "ws", "show"]).name).toBe("other");
+    expect(afs.json<Workspace>(["--home", afs.home, "ws", "show", "other"]).name).toBe("other");
+    expect(afs.json<Workspace>(["ws", "show", "other", "--home", afs.home]).name).toBe("other");
+    const elsewhere = afs.tmp("elsewhere");
+    expect(afs.json<Workspace[]>(["ws", "list", "--home", elsewhere])).toEqual([]);
+    expect(afs.json<{ store: string }>(["status", "--home", elsewhere]).store).toContain(elsewhere);
+  });
+
+  it("forks a workspace including its live changes", () => {
+    afs.ok(["fs", "write", "/notes.txt", "--content", "hello", "-w", "demo"]);
+    const fork = afs.json<Workspace>(["ws", "fork", "demo", "copy"]);
+    expect(fork).toMatchObject({ name: "copy", description: "fork of demo" });
+    expect(afs.ok(["fs", "cat", "/notes.txt", "-w", "copy"])).toBe("hello");
+    expect(afs.ok(["ws", "fork", "demo", "copy2"])).toBe("forked demo into copy2\n");
+  });
+
+  it("deletes workspaces and forgets the current one", () => {
+    afs.ok(["ws", "use", "copy2"]);
+    expect(afs.ok(["ws", "delete", "copy2"])).toBe("deleted workspace copy2\n");
+    expect(afs.json<{ current_workspace: string | null }>(["status"]).current_workspace).toBeNull();
+    expect(afs.json<{ deleted: string }>(["ws", "delete", "copy"])).toEqual({ deleted: "copy" });
+    expect(
+      afs
+        .json<Workspace[]>(["ws", "list"])
+        .map((w) => w.name)
+        .sort(),
+    ).toEqual(["demo", "other"]);
+  });
+
+  it("imports a directory honouring .gitignore and nested .afsignore, and exports it byte for byte", async () => {
+    const src = afs.tmp("project");
+    await mkdir(join(src, "src/generated"), { recursive: true });
+    await mkdir(join(src, "node_modules/pkg"), { recursive: true });
+    await writeFile(join(src, ".gitignore"), "node_modules/\n*.log\n");
+    await writeFile(join(src, "README.md"), "# project\n");
+    await writeFile(join(src, "debug.log"), "noise\n");
+    await writeFile(join(src, "node_modules/pkg/index.js"), "module.exports = 1;\n");
+    await writeFile(join(src, "src/main.ts"), "export const x = 1;\n");
+    await writeFile(join(src, "src/.afsignore"), "generated/\n");
+    await writeFile(join(src, "src/generated/big.ts"), "// generated\n");
+    const binary = Buffer.from([0, 1, 2, 255, 254, 0, 10, 13]);
+    await writeFile(join(src, "src/logo.bin"), binary);
+
+    const imported = afs.json<{ files: number; bytes: number; workspace: Workspace }>(["ws", "import", "proj", src]);
+    expect(imported.files).toBe(5); // .gitignore, README.md, src/.afsignore, src/main.ts, src/logo.bin
+    expect(imported.workspace).toMatchObject({ name: "proj", head: "import" });
+    const listed = afs.json<{ path: string }[]>(["fs", "glob", "**", "-w", "proj"]);
+    const paths = JSON.stringify(listed);
+    expect(paths).toContain("/src/main.ts");
+    expect(paths).not.toContain("node_modules");
+    expect(paths).not.toContain("debug.log");
+    expect(paths).not.toContain("generated");
+
+    // Without a terminal on stderr there is no progress bar: stderr stays empty.
+    const human = afs.run(["ws", "import", "proj2", src, "--description", "second"]);
+    expect(human).toMatchObject({ status: 0, stderr: "" });
+    expect(human.stdout).toMatch(/^imported 5 files \(\d+ B\) from .* into workspace proj2\n$/);
+
+    const out = afs.tmp("exported");
+    const exported = afs.json<{ files: number; bytes: number }>(["ws", "export", "proj", out]);
+    expect(exported).toEqual({ files: imported.files, bytes: imported.bytes });
+    expect((await readdir(out)).sort()).toEqual([".gitignore", "README.md", "src"]);
+    expect((await readdir(join(out, "src"))).sort()).toEqual([".afsignore", "logo.bin", "main.ts"]);
+    expect(await readFile(join(out, "src/logo.bin"))).toEqual(binary);
+    expect(await readFile(join(out, "src/main.ts"), "utf8")).toBe("export const x = 1;\n");
+  });
+
+  it("exports a checkpoint instead of the live state", async () => {
+    afs.ok(["fs", "write", "/README.md", "--content", "changed\n", "-w", "proj"]);
+    const live = afs.tmp("live");
+    const old = afs.tmp("old");
+    expect(afs.run(["ws", "export", "proj", live])).toMatchObject({ status: 0, stderr: "" });
+    afs.ok(["ws", "export", "proj", old, "--checkpoint", "import"]);
+    expect(await readFile(join(live, "README.md"), "utf8")).toBe("changed\n");
+    expect(await readFile(join(old, "README.md"), "utf8")).toBe("# project\n");
+    const again = afs.run(["ws", "export", "proj", old]);
+    expect(again.status).toBe(4);
+    expect(again.stderr).toMatch(/^afs: .* is not empty; export into a new or empty directory \[ALREADY_EXISTS\]\n$/);
+  });
+});
+
+describe("afs ws: bad input", () => {
+  it("refuses bad names with exit 2 and one line", () => {
+    const r = afs.run(["ws", "create", "bad name"]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^afs: invalid workspace name "bad name": use letters, digits.*\[INVALID_ARGUMENT\]\n$/);
+  });
+
+  it("reports unknown workspaces with exit 3", () => {
+    for (const args of [
+      ["ws", "show", "nope"],
+      ["ws", "use", "nope"],
+      ["ws", "delete", "nope"],
+      ["ws", "fork", "nope", "x"],
+    ]) {
+      const r = afs.run(args);
+      expect(r.status, args.join(" ")).toBe(3);
+      expect(r.stderr).toMatch(/^afs: .*nope.* \[NOT_FOUND\]\n$/);
+    }
+  });
+
+  it("refuses an existing name with exit 4", () => {
+    const r = afs.run(["ws", "create", "demo"]);
+    expect(r.status).toBe(4);
+    expect(r.stderr).toBe(
+      "afs: workspace demo already exists; pick another name or delete it first [ALREADY_EXISTS]\n",
+    );
+  });
+
+  it("says how to pick a workspace when none is selected", () => {
+    const r = afs.run(["cp", "list"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      "afs: no workspace given; pass -w NAME or choose one with: afs ws use NAME [INVALID_ARGUMENT]\n",
+    );
+    expect(afs.run(["fs", "ls"]).status).toBe(2);
+  });
+
+  it("importing a missing directory fails with NOT_FOUND", () => {
+    const r = afs.run(["ws", "import", "ghost", afs.tmp("does-not-exist")]);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/\[NOT_FOUND\]\n$/);
+  });
+
+  it("treats commander usage errors as exit 2 with one line", () => {
+    const missing = afs.run(["ws", "create"]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe("afs: missing required argument 'name'\n");
+    const unknown = afs.run(["ws", "list", "--bogus"]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toBe("afs: unknown option '--bogus'\n");
+    const command = afs.run(["frobnicate"]);
+    expect(command.status).toBe(2);
+    expect(command.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("prints help and version with exit 0", () => {
+    expect(afs.run(["--help"])).toMatchObject({ status: 0 });
+    expect(afs.ok(["--help"])).toMatch(/Usage: afs/);
+    expect(afs.ok(["--version"])).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
