@@ -1,0 +1,77 @@
+// `afs mcp`: the MCP server over stdio (newline-delimited JSON-RPC). stdout belongs to the
+// protocol; the one startup line and any diagnostics go to stderr.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Command } from "commander";
+import { resolveLimits } from "../../access/limits.js";
+import { DEFAULT_PROFILE, isProfile, PROFILE_TABLE, PROFILES, type Profile } from "../../access/profiles.js";
+import { AfsError, isAfsError } from "../../core/errors.js";
+import { createMcpServer } from "../../protocols/mcp/server.js";
+import type { Afs } from "../../workspace/afs.js";
+import { globalOptions, globals, withAfs, workspaceOption } from "../context.js";
+
+export function registerMcp(program: Command): void {
+  workspaceOption(globalOptions(program.command("mcp"), true))
+    .description("serve the afs tools to an MCP host over stdio")
+    .option("--profile <profile>", `what the host may do: ${PROFILES.join(", ")}`, DEFAULT_PROFILE)
+    .action((flags: { profile: string }, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const profile = parseProfile(flags.profile);
+        const workspace = await bindWorkspace(afs, profile, globals(cmd).workspace);
+        await serveStdio(afs, profile, workspace);
+      }),
+    );
+}
+
+function parseProfile(name: string): Profile {
+  if (isProfile(name)) return name;
+  throw new AfsError(
+    "INVALID_ARGUMENT",
+    `unknown profile ${JSON.stringify(name)}; choose one of ${PROFILES.join(", ")}`,
+  );
+}
+
+/** The session's workspace: --workspace, $AFS_WORKSPACE or the current one; required when the profile is bound. */
+async function bindWorkspace(afs: Afs, profile: Profile, requested: string | undefined): Promise<string | null> {
+  const name = requested ?? process.env.AFS_WORKSPACE ?? (await afs.currentWorkspace());
+  if (!name) {
+    if (!PROFILE_TABLE[profile].workspaceBound) return null;
+    throw new AfsError(
+      "INVALID_ARGUMENT",
+      `profile ${profile} works on one workspace and none is chosen; pass --workspace NAME or choose one with: afs ws use NAME`,
+    );
+  }
+  try {
+    await afs.getWorkspace(name);
+  } catch (e) {
+    if (isAfsError(e) && e.code === "NOT_FOUND") {
+      throw new AfsError("NOT_FOUND", `workspace ${name} does not exist; create it with: afs ws create ${name}`, {
+        workspace: name,
+      });
+    }
+    throw e;
+  }
+  return name;
+}
+
+async function serveStdio(afs: Afs, profile: Profile, workspace: string | null): Promise<void> {
+  const server = createMcpServer({
+    afs,
+    profile,
+    workspace,
+    pinned: false,
+    transport: "stdio",
+    limits: resolveLimits(),
+  });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve;
+  });
+  await server.connect(new StdioServerTransport());
+  // The transport never notices the host going away; end of stdin is that signal.
+  process.stdin.once("end", () => void server.close());
+  // A host that closes our stdout (EPIPE) has gone too: stop instead of crashing on the write.
+  process.stdout.on("error", () => void server.close());
+  process.stderr.write(
+    `afs mcp: serving ${workspace ? `workspace ${workspace}` : "no workspace"} with profile ${profile}\n`,
+  );
+  await closed;
+}

@@ -1,0 +1,91 @@
+// Builds the MCP server for one session (stdio or one HTTP session) from the tool table: only the
+// tools the profile allows are listed, anything else is refused with PERMISSION_DENIED.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { checkWriteArgs, type Limits } from "../../access/limits.js";
+import { PROFILE_TABLE, type Profile } from "../../access/profiles.js";
+import { AfsError } from "../../core/errors.js";
+import { type Afs, VERSION } from "../../workspace/afs.js";
+import { errorResult } from "./errors.js";
+import { inputJsonSchema, outputJsonSchema } from "./json-schema.js";
+import type { Tool, ToolContext, TransportKind } from "./tool.js";
+import { allowedFor, offeredBy } from "./tools.js";
+
+export interface McpSessionOptions {
+  afs: Afs;
+  profile: Profile;
+  transport: TransportKind;
+  workspace: string | null;
+  pinned: boolean;
+  limits: Limits;
+}
+
+const INSTRUCTIONS = `afs is a versioned filesystem: files live in workspaces, edits change the live state at once, and checkpoints are explicit snapshots.
+All paths are absolute inside the workspace, e.g. /src/main.go.
+- Use file_glob to find files by name, file_grep for exact text, file_query for a concept.
+- Read before editing; prefer file_replace or file_patch over rewriting a whole file, and pass expected_sha256 from your read.
+- Create a checkpoint before risky changes and after useful results (when the profile allows checkpoint tools).
+- Do not restore a checkpoint unless the user wants the live state overwritten.`;
+
+// JSON Schemas are computed once per tool, not per tools/list.
+const definitions = new Map<Tool, McpTool>();
+function definition(tool: Tool): McpTool {
+  let def = definitions.get(tool);
+  if (!def) {
+    def = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: inputJsonSchema(tool.input),
+      outputSchema: outputJsonSchema(tool.output),
+      annotations: { title: tool.title, ...tool.annotations },
+    };
+    definitions.set(tool, def);
+  }
+  return def;
+}
+
+export function createMcpServer(options: McpSessionOptions): Server {
+  const ctx: ToolContext = { ...options };
+  const offered = new Map(offeredBy(options.transport).map((t) => [t.name, t]));
+  const allowed = new Set(allowedFor(options.profile, options.transport));
+  const listed = [...allowed].map(definition);
+
+  const server = new Server(
+    { name: "afs", title: "Agent filesystem", version: VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = offered.get(request.params.name);
+    // An unknown name is a protocol error (the spec's -32602); a known but withheld tool is a refusal.
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    try {
+      if (!allowed.has(tool)) throw refused(tool, options.profile);
+      checkWriteArgs(options.limits, request.params.arguments);
+      const { structured, text } = await tool.call(ctx, request.params.arguments);
+      return { content: [{ type: "text", text }], structuredContent: structured };
+    } catch (e) {
+      return errorResult(e);
+    }
+  });
+  return server;
+}
+
+function refused(tool: Tool, profile: Profile): AfsError {
+  const granting = (Object.keys(PROFILE_TABLE) as Profile[]).filter(
+    (p) => PROFILE_TABLE[p].families.includes(tool.family) || PROFILE_TABLE[p].tools.includes(tool.name),
+  );
+  return new AfsError(
+    "PERMISSION_DENIED",
+    `${tool.name} is not available with profile ${profile}; it needs profile ${granting.join(" or ")}`,
+    { tool: tool.name, profile },
+  );
+}

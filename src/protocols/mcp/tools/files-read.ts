@@ -1,0 +1,214 @@
+// File read tools: read, lines, list, glob, grep, query. Arguments are the operations' own schemas
+// plus `workspace`; results are capped by the session's limits.
+import { z } from "zod";
+import { capResults, checkRangeRead, checkWholeRead } from "../../../access/limits.js";
+import { normalizePath } from "../../../core/paths.js";
+import * as ops from "../../../ops/index.js";
+import { query, queryArgs } from "../query.js";
+import { entryItem } from "../schemas.js";
+import { defineTool, onWorkspace, READ, type Tool } from "../tool.js";
+import { openVolume } from "./volume.js";
+
+const readOutput = z.object({
+  workspace: z.string(),
+  path: z.string(),
+  kind: z.enum(["file", "symlink"]),
+  size: z.number(),
+  sha256: z.string(),
+  content: z.string().optional(),
+  encoding: z.enum(["text", "base64"]).optional(),
+  binary: z.boolean().optional(),
+  target: z.string().optional(),
+});
+
+const linesOutput = z.object({
+  path: z.string(),
+  start: z.number(),
+  end: z.number(),
+  total_lines: z.number(),
+  content: z.string(),
+  sha256: z.string(),
+  note: z.string().optional(),
+});
+
+const truncated = z.boolean().describe("True when more entries matched than the result holds; narrow the request.");
+
+const listOutput = z.object({ path: z.string(), items: z.array(entryItem), truncated });
+const globOutput = z.object({
+  count: z.number().describe("How many entries matched in all (items may hold fewer)."),
+  items: z.array(entryItem),
+  truncated,
+});
+
+const grepOutput = z.discriminatedUnion("mode", [
+  z.object({
+    mode: z.literal("matches"),
+    matches: z.array(z.object({ path: z.string(), line: z.number(), text: z.string() })),
+    truncated,
+  }),
+  z.object({ mode: z.literal("files"), files: z.array(z.string()), truncated }),
+  z.object({
+    mode: z.literal("counts"),
+    counts: z.array(z.object({ path: z.string(), count: z.number() })),
+    truncated,
+  }),
+]);
+
+const queryOutput = z.object({
+  results: z.array(
+    z.object({
+      path: z.string(),
+      start_line: z.number(),
+      end_line: z.number(),
+      score: z.number(),
+      snippet: z.string(),
+    }),
+  ),
+  truncated,
+});
+
+const listing = (items: readonly ops.EntryItem[]): string =>
+  items
+    .map(
+      (i) => `${i.kind.padEnd(7)} ${i.kind === "dir" ? `${i.path}/` : i.target ? `${i.path} -> ${i.target}` : i.path}`,
+    )
+    .join("\n");
+const more = (cut: boolean): string => (cut ? "\n(truncated: more results than shown; narrow the request)" : "");
+
+export const fileReadTools: readonly Tool[] = [
+  defineTool({
+    name: "file_read",
+    title: "Read a file",
+    family: "file-read",
+    description:
+      "Read a whole file (or a symlink's target text) from the workspace's live state. Returns the content and its sha256, which you can pass as expected_sha256 to an edit. For part of a large file use file_lines; to find files use file_list or file_glob; to search contents use file_grep or file_query.",
+    input: onWorkspace(ops.readArgs),
+    output: readOutput,
+    annotations: READ,
+    async run(ctx, input) {
+      const { workspace, volume, args } = await openVolume(ctx, input);
+      const stat = await volume.stat(normalizePath(args.path));
+      if (stat?.kind === "file") checkWholeRead(ctx.limits, stat.path, stat.size);
+      return { workspace, ...(await ops.read(volume, args)) };
+    },
+    text: (r) => {
+      const head = `[${r.path}: ${r.kind}, ${r.size} bytes, sha256 ${r.sha256}]`;
+      if (r.kind === "symlink") return `${head}\nsymlink to ${r.target ?? ""}`;
+      if (r.content === undefined) return `${head}\nbinary file; read it with encoding "base64"`;
+      return `${head}\n${r.content}`;
+    },
+  }),
+
+  defineTool({
+    name: "file_lines",
+    title: "Read lines of a file",
+    family: "file-read",
+    description:
+      "Read lines start..end (1-based, inclusive; end -1 or omitted = end of file) of a text file. Use it for large files and to look at the place you are about to edit. Returns total_lines and the whole file's sha256.",
+    input: onWorkspace(ops.linesArgs),
+    output: linesOutput,
+    annotations: READ,
+    async run(ctx, input) {
+      const { volume, args } = await openVolume(ctx, input);
+      const result = await ops.lines(volume, args);
+      checkRangeRead(ctx.limits, result.path, Buffer.byteLength(result.content));
+      return result;
+    },
+    text: (r) =>
+      `[${r.path}: lines ${r.start}-${r.end} of ${r.total_lines}, sha256 ${r.sha256}]${r.note ? ` ${r.note}` : ""}\n${r.content}`,
+  }),
+
+  defineTool({
+    name: "file_list",
+    title: "List a directory",
+    family: "file-read",
+    description:
+      "List the entries of a directory (depth 1 by default; more levels with depth). Each item has path, name, kind (file, dir, symlink), size and modified_at.",
+    input: onWorkspace(ops.listArgs),
+    output: listOutput,
+    annotations: READ,
+    async run(ctx, input) {
+      const { volume, args } = await openVolume(ctx, input);
+      const result = await ops.list(volume, args);
+      return { path: result.path, ...capResults(ctx.limits, result.items) };
+    },
+    text: (r) => (r.items.length === 0 ? `${r.path} is empty` : listing(r.items)) + more(r.truncated),
+  }),
+
+  defineTool({
+    name: "file_glob",
+    title: "Find files by name",
+    family: "file-read",
+    description:
+      'Find files (or directories with kind "dir") whose name matches a glob such as "*.go", recursively below path. Use it to discover files by name, not to search contents.',
+    input: onWorkspace(ops.globArgs),
+    output: globOutput,
+    annotations: READ,
+    async run(ctx, input) {
+      const { volume, args } = await openVolume(ctx, input);
+      const result = await ops.glob(volume, args);
+      return { count: result.count, ...capResults(ctx.limits, result.items) };
+    },
+    text: (r) => (r.count === 0 ? "no entries match" : r.items.map((i) => i.path).join("\n")) + more(r.truncated),
+  }),
+
+  defineTool({
+    name: "file_grep",
+    title: "Search file contents",
+    family: "file-read",
+    description:
+      "Search text files for lines matching a pattern: a fixed string by default, or a glob or RE2 regexp. Returns matching lines (path, line, text), or only file paths (files_with_matches), or counts per file (count). Use it when you know the exact text; for a concept use file_query.",
+    input: onWorkspace(ops.grepArgs),
+    output: grepOutput,
+    annotations: READ,
+    async run(ctx, input) {
+      const { volume, args } = await openVolume(ctx, input);
+      const result = await ops.grep(volume, args);
+      switch (result.mode) {
+        case "matches": {
+          const { items, truncated } = capResults(ctx.limits, result.matches);
+          return { mode: "matches" as const, matches: items, truncated };
+        }
+        case "files": {
+          const { items, truncated } = capResults(ctx.limits, result.files);
+          return { mode: "files" as const, files: items, truncated };
+        }
+        case "counts": {
+          const { items, truncated } = capResults(ctx.limits, result.counts);
+          return { mode: "counts" as const, counts: items, truncated };
+        }
+      }
+    },
+    text: (r) => {
+      const lines =
+        r.mode === "matches"
+          ? r.matches.map((m) => `${m.path}:${m.line}:${m.text}`)
+          : r.mode === "files"
+            ? r.files
+            : r.counts.map((c) => `${c.path}:${c.count}`);
+      return (lines.length === 0 ? "no matches" : lines.join("\n")) + more(r.truncated);
+    },
+  }),
+
+  defineTool({
+    name: "file_query",
+    title: "Ranked search",
+    family: "file-read",
+    description:
+      "Find the places in the workspace most relevant to a question or concept when you do not know the exact text. Returns ranked chunks (path, start_line, end_line, score, snippet), best first, by keyword relevance. Follow up with file_lines on a result. For exact text use file_grep.",
+    input: onWorkspace(queryArgs),
+    output: queryOutput,
+    annotations: READ,
+    async run(ctx, input) {
+      const { volume, args } = await openVolume(ctx, input);
+      const limit = Math.min(args.limit ?? 10, ctx.limits.maxResults);
+      return query(volume, { ...args, limit }, { maxFileBytes: ctx.limits.maxReadBytes });
+    },
+    text: (r) =>
+      r.results.length === 0
+        ? "no results"
+        : r.results
+            .map((h) => `${h.path}:${h.start_line}-${h.end_line} (score ${h.score})\n${h.snippet}`)
+            .join("\n\n") + more(r.truncated),
+  }),
+];

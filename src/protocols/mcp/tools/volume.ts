@@ -1,0 +1,33 @@
+// Opening the volume a file tool acts on, and shaping a mutation's result the same way for all.
+import type { MutationResult, Volume } from "../../../volume/volume.js";
+import { type ToolContext, workspaceFor } from "../tool.js";
+
+/** Splits off the workspace argument and opens that workspace's live state. */
+export async function openVolume<A extends { workspace?: string | undefined }>(
+  ctx: ToolContext,
+  input: A,
+): Promise<{ workspace: string; volume: Volume; args: Omit<A, "workspace"> }> {
+  const { workspace: requested, ...args } = input;
+  const workspace = await workspaceFor(ctx, requested);
+  return { workspace, volume: await ctx.afs.volume(workspace), args };
+}
+
+/** A mutation's result with the operation, workspace and whether it now differs from its head. */
+export async function mutation<R extends MutationResult>(
+  ctx: ToolContext,
+  operation: string,
+  workspace: string,
+  result: R,
+): Promise<R & { operation: string; workspace: string; dirty: boolean }> {
+  const { dirty } = await ctx.afs.getWorkspace(workspace);
+  return { operation, workspace, ...result, dirty };
+}
+
+export const shortHash = (hash: string | null): string => (hash ? hash.slice(0, 12) : "-");
+
+/** One line for a mutation, e.g. "file_write /a.txt in demo: 12 bytes, sha256 …, revision 3 (uncheckpointed)". */
+export function describeMutation(r: MutationResult & { operation: string; workspace: string; dirty: boolean }): string {
+  const what = r.kind === "deleted" ? "deleted" : `${r.kind}, ${r.size} bytes, sha256 ${r.sha256 ?? "-"}`;
+  const state = r.dirty ? "live changes not yet checkpointed" : "clean";
+  return `${r.operation} ${r.path} in workspace ${r.workspace}: ${what}; revision ${r.revision}, ${state}`;
+}
