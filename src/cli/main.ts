@@ -6,6 +6,7 @@ import { VERSION } from "../workspace/afs.js";
 import { registerCheckpointCommands } from "./commands/cp.js";
 import { registerFsCommands } from "./commands/fs.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
+import { registerMcp } from "./commands/mcp.js";
 import { registerWorkspaceCommands } from "./commands/ws.js";
 import { closeOnSignals, globalOptions, workspaceOption } from "./context.js";
 import { report } from "./errors.js";
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerCheckpointCommands(program);
   registerFsCommands(program);
   registerMaintenanceCommands(program);
+  registerMcp(program);
   return program;
 }
 
