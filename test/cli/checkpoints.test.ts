@@ -1,5 +1,7 @@
 // `afs cp …` end to end: create, list, show, diff (summary and patches), restore with its safety
 // checkpoint, delete; plus gc and fsck.
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, cli, ensureBuilt } from "./run.js";
 
@@ -125,5 +127,21 @@ describe("afs gc and fsck", () => {
   it("checks the store", () => {
     expect(afs.json<{ ok: boolean; problems: string[] }>(["fsck"])).toMatchObject({ ok: true, problems: [] });
     expect(afs.ok(["fsck"])).toMatch(/^ok: \d+ trees? and \d+ blobs? checked\n$/);
+  });
+
+  it("exits 1 and lists the problems when the store is damaged", () => {
+    // Damage one stored blob behind afs's back, as a failing disk would.
+    const db = new Database(join(afs.home, "afs.db"));
+    db.prepare("UPDATE blobs SET data = ? WHERE hash = (SELECT hash FROM blobs ORDER BY hash LIMIT 1)").run(
+      Buffer.from("garbage"),
+    );
+    db.close();
+    const r = afs.run(["fsck"]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^blob [0-9a-f]{64} does not match its content hash\n/m);
+    expect(r.stdout).toMatch(/^1 problem found\n$/m);
+    const json = afs.run(["fsck", "--json"]);
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, problems: [expect.stringMatching(/^blob /)] });
   });
 });

@@ -1,8 +1,9 @@
 // `afs ws …` and `afs status` end to end: create, list, show, use, fork, delete, import, export.
+import { spawnSync } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cli, cli, ensureBuilt } from "./run.js";
+import { type Cli, cli, ensureBuilt, MAIN } from "./run.js";
 
 let afs: Cli;
 beforeAll(async () => {
@@ -124,6 +125,25 @@ describe("afs ws", () => {
     const again = afs.run(["ws", "export", "proj", old]);
     expect(again.status).toBe(4);
     expect(again.stderr).toMatch(/^afs: .* is not empty; export into a new or empty directory \[ALREADY_EXISTS\]\n$/);
+  });
+});
+
+// util-linux `script` gives the CLI a terminal, the only place a progress bar may appear.
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+describe("progress bars", () => {
+  it.skipIf(!hasScript)("draws one on a terminal during import and export", async () => {
+    const src = afs.tmp("tty-src");
+    await mkdir(src);
+    await writeFile(join(src, "data.bin"), Buffer.alloc(256 * 1024, 7));
+    const inTerminal = (args: string[]) =>
+      spawnSync("script", ["-qec", [process.execPath, MAIN, ...args].map((a) => `'${a}'`).join(" "), "/dev/null"], {
+        env: afs.env,
+      }).stdout.toString();
+    const imported = inTerminal(["ws", "import", "tty", src]);
+    expect(imported).toContain("importing [");
+    expect(imported).toContain("imported 1 file (256.0 KiB)");
+    expect(inTerminal(["ws", "export", "tty", afs.tmp("tty-out")])).toContain("exporting [");
   });
 });
 
