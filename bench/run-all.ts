@@ -35,7 +35,7 @@ if (isMain(import.meta.url)) {
   for (const file of BENCHMARKS) {
     console.log(`\n=== ${file}`);
     const r = await runOne(file);
-    rows.push([file, r.code === 0 ? "ok" : `FAILED (exit ${r.code})`, `${fmtMs(r.ms / 1000)} s`]);
+    rows.push([file, r.code === 0 ? "ok" : `FAILED (exit ${r.code})`, `${(r.ms / 1000).toFixed(1)} s`]);
     lines.push(...r.json);
     failed ||= r.code !== 0;
   }
