@@ -3,7 +3,7 @@
 // Run: node --import tsx bench/run-all.ts   (or: npm run bench, which builds the CLI first)
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { fmtMs, isMain, printTable, REPO_ROOT } from "./lib.js";
+import { isMain, printTable, REPO_ROOT } from "./lib.js";
 
 export const BENCHMARKS = ["import-vs-git.ts", "checkpoint-scale.ts", "dedup.ts"] as const;
 
