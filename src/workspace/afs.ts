@@ -16,7 +16,7 @@ import {
   restoreCheckpoint,
 } from "./checkpoints.js";
 import { defaultStoreUrl, readConfig, resolveHome, writeConfig } from "./config.js";
-import { type EngineContext, type WorkspaceInfo, checkpointInfo, snapshot, workspaceInfo } from "./context.js";
+import { checkpointInfo, type EngineContext, snapshot, type WorkspaceInfo, workspaceInfo } from "./context.js";
 import { type Change, type DiffSummary, diffTrees, summarize } from "./diff.js";
 import { fold } from "./fold.js";
 import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS } from "./gc.js";

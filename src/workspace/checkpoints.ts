@@ -31,7 +31,10 @@ export async function createCheckpoint(
     const snap = await snapshot(ctx, workspace);
     const head = await requireCheckpointById(ctx, snap.workspace.head);
     if (options.name !== undefined && (await ctx.store.getCheckpoint(workspace, options.name))) {
-      throw new AfsError("ALREADY_EXISTS", `checkpoint ${options.name} already exists in ${workspace}; pick another name`);
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `checkpoint ${options.name} already exists in ${workspace}; pick another name`,
+      );
     }
     const rows = await ctx.store.overlayUnder(workspace, "/");
     if (rows.length === 0) return { checkpoint: checkpointInfo(head), created: false };

@@ -50,10 +50,7 @@ export const checkpointInfo = (cp: CheckpointRecord): CheckpointInfo => ({
 });
 
 export async function workspaceInfo(ctx: EngineContext, ws: WorkspaceRecord): Promise<WorkspaceInfo> {
-  const [head, pending] = await Promise.all([
-    ctx.store.getCheckpointById(ws.head),
-    ctx.store.overlayCount(ws.name),
-  ]);
+  const [head, pending] = await Promise.all([ctx.store.getCheckpointById(ws.head), ctx.store.overlayCount(ws.name)]);
   return {
     name: ws.name,
     description: ws.description,

@@ -99,10 +99,7 @@ function pairRenames(changes: Change[]): void {
 }
 
 async function addPatch(store: Store, c: Change): Promise<void> {
-  const [a, b] = await Promise.all([
-    store.getBlob(c.old_sha256 as Hash),
-    store.getBlob(c.new_sha256 as Hash),
-  ]);
+  const [a, b] = await Promise.all([store.getBlob(c.old_sha256 as Hash), store.getBlob(c.new_sha256 as Hash)]);
   if (!a || !b || a.length > MAX_PATCH_BYTES || b.length > MAX_PATCH_BYTES) return;
   const ta = decodeText(a);
   const tb = decodeText(b);

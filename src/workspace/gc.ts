@@ -44,7 +44,11 @@ export interface GcResult {
   trees_kept: number;
 }
 
-export async function collectGarbage(store: Store, trees: TreeReader, graceMs = DEFAULT_GC_GRACE_MS): Promise<GcResult> {
+export async function collectGarbage(
+  store: Store,
+  trees: TreeReader,
+  graceMs = DEFAULT_GC_GRACE_MS,
+): Promise<GcResult> {
   const cutoff = Date.now() - graceMs;
   const live = await markReachable(store, trees);
   const result: GcResult = { blobs_deleted: 0, trees_deleted: 0, bytes_freed: 0, blobs_kept: 0, trees_kept: 0 };

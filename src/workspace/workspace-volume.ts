@@ -179,7 +179,12 @@ export class WorkspaceVolume implements Volume {
     return this.mutate(async (snap) => {
       const source = await snap.resolve(from);
       if (!source) throw notFound(from);
-      const result = { path: to, kind: source.kind, size: source.size, sha256: source.kind === "dir" ? null : source.hash };
+      const result = {
+        path: to,
+        kind: source.kind,
+        size: source.size,
+        sha256: source.kind === "dir" ? null : source.hash,
+      };
       if (from === to) return { set: [], events: [], result };
       const target = await snap.resolve(to);
       if (target?.kind === "dir") {
@@ -305,7 +310,8 @@ export class WorkspaceVolume implements Volume {
 function checkExpectation(path: string, current: Entry | null, expect: Hash | null | undefined): void {
   if (expect === undefined) return;
   if (expect === null) {
-    if (current) throw new AfsError("ALREADY_EXISTS", `${path} already exists; create_exclusive never overwrites`, { path });
+    if (current)
+      throw new AfsError("ALREADY_EXISTS", `${path} already exists; create_exclusive never overwrites`, { path });
     return;
   }
   if (!current) throw notFound(path);
