@@ -70,7 +70,7 @@ export class Snapshot {
       if (!this.rows.has(at)) continue;
       const row = this.rows.get(at) ?? null;
       if (at === path) return row;
-      if (!row || row.kind !== "dir") return null;
+      if (row?.kind !== "dir") return null;
       return this.trees.lookup(row.hash, segments(path).slice(segments(at).length));
     }
     return this.trees.lookup(this.root, segments(path));

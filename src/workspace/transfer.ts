@@ -132,7 +132,11 @@ export async function importTree(
 function buildTrees(items: readonly Scanned[], entries: Map<string, Entry>, writer: TreeWriter): Hash {
   const dirs = new Map<string, Map<string, Entry>>([["", new Map()]]);
   const dirMeta = new Map<string, Scanned>();
-  for (const item of items) if (item.kind === "dir") dirs.set(item.rel, new Map()), dirMeta.set(item.rel, item);
+  for (const item of items) {
+    if (item.kind !== "dir") continue;
+    dirs.set(item.rel, new Map());
+    dirMeta.set(item.rel, item);
+  }
   for (const item of items) {
     if (item.kind === "dir") continue;
     const i = item.rel.lastIndexOf("/");

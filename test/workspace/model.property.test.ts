@@ -25,7 +25,10 @@ type Op =
   | { op: "fork" };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant("write" as const), path: pathArb, content: fc.string({ maxLength: 4 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ op: fc.constant("write" as const), path: pathArb, content: fc.string({ maxLength: 4 }) }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("remove" as const), path: pathArb }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("mkdir" as const), path: pathArb }) },
   {
