@@ -1,11 +1,9 @@
 // `afs mcp`: the MCP server over stdio (newline-delimited JSON-RPC). stdout belongs to the
 // protocol; the one startup line and any diagnostics go to stderr.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Command } from "commander";
 import { resolveLimits } from "../../access/limits.js";
 import { DEFAULT_PROFILE, isProfile, PROFILE_TABLE, PROFILES, type Profile } from "../../access/profiles.js";
 import { AfsError, isAfsError } from "../../core/errors.js";
-import { createMcpServer } from "../../protocols/mcp/server.js";
 import type { Afs } from "../../workspace/afs.js";
 import { globalOptions, globals, withAfs, workspaceOption } from "../context.js";
 
@@ -54,6 +52,11 @@ async function bindWorkspace(afs: Afs, profile: Profile, requested: string | und
 }
 
 async function serveStdio(afs: Afs, profile: Profile, workspace: string | null): Promise<void> {
+  // Loaded here, not at the top: every other afs command would pay for the SDK and the tool table.
+  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+    import("../../protocols/mcp/server.js"),
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+  ]);
   const server = createMcpServer({
     afs,
     profile,
