@@ -8,6 +8,7 @@ import type { Entry, EntryKind } from "../core/entry.js";
 import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { parentOf } from "../core/paths.js";
+import { TOKENS_MIGRATION, tokenStatements } from "./sqlite-tokens.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -18,6 +19,7 @@ import type {
   Store,
   WorkspaceRecord,
 } from "./store.js";
+import type { TokenRecord } from "./tokens.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /** Rows per query when listing objects, so gc never holds a statement open across an await. */
@@ -77,6 +79,7 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (workspace, seq)
   ) WITHOUT ROWID;
   `,
+  TOKENS_MIGRATION,
 ];
 
 /** How SQLite's result codes reach callers; the first matching prefix wins. */
@@ -219,6 +222,7 @@ export class SqliteStore implements Store {
   private readonly deleteCheckpointTx: (workspace: string, id: string) => boolean;
   private readonly putObjectsTx: (kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void;
   private readonly deleteObjectsTx: (kind: ObjectKind, hashes: readonly Hash[]) => number;
+  private readonly tokens: ReturnType<typeof tokenStatements>;
 
   private constructor(
     private readonly db: Database.Database,
@@ -227,6 +231,7 @@ export class SqliteStore implements Store {
     this.url = `sqlite:${path}`;
     const st = prepare(db);
     this.st = st;
+    this.tokens = tokenStatements(db);
     const immediate = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
       const tx = db.transaction(fn);
       return (...args) => tx.immediate(...args);
@@ -446,6 +451,24 @@ export class SqliteStore implements Store {
   async deleteObjects(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
     if (hashes.length === 0) return 0;
     return this.guard(() => this.deleteObjectsTx(kind, hashes));
+  }
+
+  // --- tokens --------------------------------------------------------------------------------
+
+  async putToken(token: TokenRecord): Promise<void> {
+    this.guard(() => this.tokens.put(token));
+  }
+
+  async getToken(id: string): Promise<TokenRecord | null> {
+    return this.guard(() => this.tokens.get(id));
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return this.guard(() => this.tokens.list());
+  }
+
+  async revokeToken(id: string, at: number): Promise<boolean> {
+    return this.guard(() => this.tokens.revoke(id, at));
   }
 
   async checkIntegrity(): Promise<string[]> {

@@ -5,6 +5,7 @@
 // recomputes. That works the same in one process, across processes, and across machines.
 import type { Entry } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
+import type { TokenStore } from "./tokens.js";
 
 export const CHECKPOINT_KINDS = ["manual", "auto", "safety", "fork", "import", "initial"] as const;
 export type CheckpointKind = (typeof CHECKPOINT_KINDS)[number];
@@ -75,7 +76,8 @@ export interface HeadMove {
   event: EventInput;
 }
 
-export interface Store {
+/** Tokens (tokens.ts) are part of every Store, so all `afs serve` processes share them. */
+export interface Store extends TokenStore {
   readonly url: string;
   close(): Promise<void>;
 

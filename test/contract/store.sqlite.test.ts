@@ -83,7 +83,7 @@ describe("SqliteStore", () => {
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(raw.pragma("user_version", { simple: true })).toBe(1);
+      expect(raw.pragma("user_version", { simple: true })).toBe(2);
     } finally {
       raw.close();
     }

@@ -1,0 +1,52 @@
+// The TokenStore contract on SQLite, and the migration that adds the token table to a version-1 store.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { expect, it } from "vitest";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { tokenStoreContract } from "./token-store-contract.js";
+
+tokenStoreContract("sqlite", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "afs-tokens-"));
+  const store = SqliteStore.open(join(dir, "afs.db"));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+it("migrates a version-1 store: workspaces stay, tokens become available", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "afs-tokens-"));
+  try {
+    const path = join(dir, "afs.db");
+    await SqliteStore.open(path).close();
+    const raw = new Database(path);
+    raw.exec("DROP TABLE tokens");
+    raw.pragma("user_version = 1");
+    raw.close();
+
+    const store = SqliteStore.open(path);
+    await store.putToken({
+      id: "x",
+      name: "x",
+      secretHash: "b".repeat(64),
+      workspace: null,
+      profile: "admin-ro",
+      createdAt: 1,
+      expiresAt: null,
+      revokedAt: null,
+      actor: "t",
+    });
+    expect((await store.listTokens()).map((t) => t.id)).toEqual(["x"]);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    check.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
