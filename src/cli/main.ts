@@ -46,5 +46,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 closeOnSignals();
+// A reader that stops early (`afs fs cat big.txt | head`) is not a failure: drop the rest quietly.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code !== "EPIPE") process.exitCode = report(e);
+});
 // exitCode rather than exit(): stdout (possibly a pipe) drains before the process ends.
 process.exitCode = await main(process.argv.slice(2));

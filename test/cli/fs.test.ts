@@ -1,8 +1,9 @@
 // `afs fs …` end to end: every file command, human and --json output, content from stdin, and the
 // failures a user meets (escaping paths, missing files, ambiguous replaces, bad numbers).
+import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cli, cli, ensureBuilt } from "./run.js";
+import { type Cli, cli, ensureBuilt, MAIN } from "./run.js";
 
 let afs: Cli;
 beforeAll(async () => {
@@ -83,6 +84,16 @@ describe("reading files", () => {
       "-1",
     ]);
     expect(json).toMatchObject({ start: 1, end: 3, total_lines: 3, content: "alpha\nbeta\ngamma\n" });
+  });
+
+  it("stops quietly when the reader goes away (| head)", () => {
+    afs.ok(["fs", "write", "/big.txt"], { input: "line\n".repeat(200_000) });
+    const script = `"${process.execPath}" "${MAIN}" fs cat /big.txt | head -c 5; exit \${PIPESTATUS[0]}`;
+    const r = spawnSync("bash", ["-c", script], { env: afs.env });
+    expect(r.stdout.toString()).toBe("line\n");
+    expect(r.stderr.toString()).toBe("");
+    expect(r.status).toBe(0);
+    afs.ok(["fs", "rm", "/big.txt"]);
   });
 
   it("cat --json gives the read result", () => {
