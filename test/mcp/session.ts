@@ -91,7 +91,12 @@ async function connect(
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const pinned = new VersionedTransport(transport, version);
+  return open(transport, version, () => stderr);
+}
+
+/** An SDK client session over any client transport (stdio here, Streamable HTTP in the HTTP tests). */
+export async function open(inner: Transport, version?: string, stderr: () => string = () => ""): Promise<Session> {
+  const pinned = new VersionedTransport(inner, version);
   const client = new Client({ name: "afs-test", version: "1.0.0" });
   await client.connect(pinned);
   const { tools } = await client.listTools();
@@ -114,13 +119,13 @@ async function connect(
       const first = r.content[0];
       return { code: error.code, message: error.message, text: first?.type === "text" ? first.text : "" };
     },
-    stderr: () => stderr,
+    stderr,
     close: () => client.close(),
   };
 }
 
 /**
- * The stdio transport, plus what the SDK client cannot do alone: ask for an older protocol version
+ * A client transport, plus what the SDK client cannot do alone: ask for an older protocol version
  * in initialize, and remember the version the server answered (the client reports it here).
  */
 class VersionedTransport implements Transport {
@@ -130,7 +135,7 @@ class VersionedTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   constructor(
-    private readonly inner: StdioClientTransport,
+    private readonly inner: Transport,
     private readonly version: string | undefined,
   ) {}
 
@@ -154,5 +159,7 @@ class VersionedTransport implements Transport {
 
   setProtocolVersion(version: string): void {
     this.negotiated = version;
+    // The HTTP transport sends it as MCP-Protocol-Version on every later request.
+    this.inner.setProtocolVersion?.(version);
   }
 }

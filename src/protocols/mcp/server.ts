@@ -25,6 +25,7 @@ export interface McpSessionOptions {
   workspace: string | null;
   pinned: boolean;
   limits: Limits;
+  actor?: string;
 }
 
 const INSTRUCTIONS = `afs is a versioned filesystem: files live in workspaces, edits change the live state at once, and checkpoints are explicit snapshots.

@@ -18,6 +18,8 @@ export interface ToolContext {
   /** A pinned workspace (an HTTP workspace token) may not be swapped for another by argument. */
   pinned: boolean;
   limits: Limits;
+  /** Recorded on the events this session causes; the engine's actor when absent. */
+  actor?: string;
 }
 
 export interface ToolAnnotations {

@@ -6,8 +6,15 @@ import { adminTools } from "./tools/admin.js";
 import { checkpointTools } from "./tools/checkpoints.js";
 import { fileReadTools } from "./tools/files-read.js";
 import { fileWriteTools } from "./tools/files-write.js";
+import { tokenTools } from "./tools/tokens.js";
 
-export const TOOLS: readonly Tool[] = [...adminTools, ...checkpointTools, ...fileReadTools, ...fileWriteTools];
+export const TOOLS: readonly Tool[] = [
+  ...adminTools,
+  ...checkpointTools,
+  ...fileReadTools,
+  ...fileWriteTools,
+  ...tokenTools,
+];
 
 /** Tools a transport offers at all (before any profile). */
 export const offeredBy = (transport: TransportKind): Tool[] =>

@@ -1,0 +1,79 @@
+// `afs serve`: MCP over Streamable HTTP at /mcp, with bearer tokens (or --auth none on loopback for
+// local development). Runs until interrupted; the address and any warning go to stderr.
+import { type Command, Option } from "commander";
+import { resolveLimits } from "../../access/limits.js";
+import { isProfile, PROFILES, type Profile } from "../../access/profiles.js";
+import { AfsError } from "../../core/errors.js";
+import { globals, withAfs, workspaceOption } from "../context.js";
+import { leaf } from "./leaf.js";
+
+interface ServeFlags {
+  host: string;
+  port: string;
+  auth: "token" | "none";
+  profile: string;
+  allowedHost: string[];
+  allowedOrigin: string[];
+  publicUrl?: string;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+export function registerServe(program: Command): void {
+  workspaceOption(leaf(program, "serve", "serve the afs tools over MCP Streamable HTTP at /mcp", false))
+    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--port <port>", "port to listen on (0 picks a free one)", "8091")
+    .addOption(
+      new Option("--auth <mode>", "token: bearer tokens; none: no auth, loopback only")
+        .choices(["token", "none"])
+        .default("token"),
+    )
+    .option("--profile <profile>", `with --auth none, what clients may do: ${PROFILES.join(", ")}`, "admin-rw")
+    .option("--allowed-host <name>", "another Host name to answer (repeatable)", collect, [])
+    .option(
+      "--allowed-origin <origin>",
+      "a browser Origin to accept, e.g. https://app.example (repeatable)",
+      collect,
+      [],
+    )
+    .option("--public-url <url>", "the server's URL as clients see it (behind a proxy)")
+    .action((flags: ServeFlags, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const port = Number(flags.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) {
+          throw new AfsError("INVALID_ARGUMENT", `--port must be 0-65535; got ${flags.port}`);
+        }
+        const profile: Profile = isProfile(flags.profile)
+          ? flags.profile
+          : (() => {
+              throw new AfsError(
+                "INVALID_ARGUMENT",
+                `unknown profile ${flags.profile}; choose one of ${PROFILES.join(", ")}`,
+              );
+            })();
+        const workspace = globals(cmd).workspace ?? null;
+        if (workspace !== null) await afs.getWorkspace(workspace);
+        // Loaded here: other commands should not pay for the HTTP server and the MCP SDK.
+        const { serveHttp } = await import("../../server/http-server.js");
+        const serving = await serveHttp({
+          afs,
+          host: flags.host,
+          port,
+          auth: flags.auth,
+          profile,
+          workspace,
+          allowedHosts: flags.allowedHost,
+          allowedOrigins: flags.allowedOrigin,
+          publicUrl: flags.publicUrl,
+          limits: resolveLimits(),
+        });
+        if (flags.auth === "none") {
+          process.stderr.write(
+            `afs serve: WARNING --auth none: no authentication, for local development only (profile ${profile})\n`,
+          );
+        }
+        process.stderr.write(`afs serve: listening on ${serving.url}\n`);
+        await serving.closed;
+      }),
+    );
+}

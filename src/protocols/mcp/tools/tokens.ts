@@ -1,0 +1,68 @@
+// Token tools of the HTTP control plane: mint a workspace-scoped token for another agent, revoke one.
+import { z } from "zod";
+import { issueToken, revokeToken } from "../../../access/tokens.js";
+import { ADDITIVE, defineTool, type Tool } from "../tool.js";
+
+export const tokenTools: readonly Tool[] = [
+  defineTool({
+    name: "mcp_token_issue",
+    title: "Issue a workspace token",
+    family: "token",
+    description:
+      "Issue a bearer token for this MCP endpoint, pinned to one workspace with a workspace profile (default workspace-rw). The token is returned once and cannot be shown again; hand it to the agent that needs it.",
+    input: z.strictObject({
+      workspace: z.string().min(1).describe("The workspace the token may use."),
+      name: z.string().optional().describe("A name to recognise the token by in listings."),
+      profile: z
+        .enum(["workspace-ro", "workspace-rw", "workspace-rw-checkpoint"])
+        .optional()
+        .describe("What the token may do (default workspace-rw)."),
+      expires_at: z.string().optional().describe("ISO 8601 time after which the token stops working."),
+    }),
+    output: z.object({
+      token_id: z.string(),
+      token: z.string().describe("The bearer secret: send it as Authorization: Bearer <token>."),
+      workspace: z.string(),
+      profile: z.string(),
+      name: z.string(),
+      expires_at: z.string().nullable(),
+    }),
+    annotations: ADDITIVE,
+    transports: ["http"],
+    async run(ctx, args) {
+      const { token, secret } = await issueToken(ctx.afs.store, {
+        workspace: args.workspace,
+        profile: args.profile,
+        name: args.name,
+        expiresAt: args.expires_at,
+        actor: ctx.actor ?? "mcp",
+      });
+      return {
+        token_id: token.id,
+        token: secret,
+        workspace: args.workspace,
+        profile: token.profile,
+        name: token.name,
+        expires_at: token.expiresAt === null ? null : new Date(token.expiresAt).toISOString(),
+      };
+    },
+    text: (r) =>
+      `issued token ${r.token_id} (${r.profile} on workspace ${r.workspace}${r.expires_at ? `, expires ${r.expires_at}` : ""}): ${r.token}`,
+  }),
+
+  defineTool({
+    name: "mcp_token_revoke",
+    title: "Revoke a token",
+    family: "token",
+    description: "Revoke a token by its id; it stops working from the next request on.",
+    input: z.strictObject({ token_id: z.string().min(1).describe("Id of the token to revoke.") }),
+    output: z.object({ token_id: z.string(), revoked: z.boolean() }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    transports: ["http"],
+    async run(ctx, args) {
+      await revokeToken(ctx.afs.store, args.token_id);
+      return { token_id: args.token_id, revoked: true };
+    },
+    text: (r) => `revoked token ${r.token_id}`,
+  }),
+];

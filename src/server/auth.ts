@@ -1,0 +1,58 @@
+// Who is calling: with --auth none the configured local session, otherwise the bearer token's
+// scope, or a 401 challenge that points at the protected-resource metadata (RFC 9728).
+import type { IncomingMessage } from "node:http";
+import type { Profile } from "../access/profiles.js";
+import { checkBearer, type TokenRefusal } from "../access/tokens.js";
+import type { TokenStore } from "../store/tokens.js";
+
+export type AuthMode = "token" | "none";
+
+/** What one request may do: the MCP session it gets. */
+export interface Session {
+  profile: Profile;
+  workspace: string | null;
+  /** A workspace token may not name another workspace. */
+  pinned: boolean;
+  actor?: string;
+}
+
+export interface AuthConfig {
+  mode: AuthMode;
+  store: TokenStore;
+  /** The session every request gets with --auth none. */
+  local: Session;
+}
+
+export type AuthResult = { ok: true; session: Session } | { ok: false; refusal: TokenRefusal };
+
+const REFUSALS: Readonly<Record<TokenRefusal, string>> = {
+  missing: "authorization required: send Authorization: Bearer <token> (issue one with afs token issue)",
+  malformed: "the Authorization header is not Bearer <afs token>",
+  unknown: "the token is not valid",
+  revoked: "the token was revoked",
+  expired: "the token has expired",
+};
+
+export async function authenticate(config: AuthConfig, req: IncomingMessage): Promise<AuthResult> {
+  if (config.mode === "none") return { ok: true, session: config.local };
+  const check = await checkBearer(config.store, req.headers.authorization);
+  if (!check.ok) return check;
+  const { token } = check;
+  return {
+    ok: true,
+    session: {
+      profile: token.profile,
+      workspace: token.workspace,
+      pinned: token.workspace !== null,
+      actor: `token:${token.name}`,
+    },
+  };
+}
+
+export const refusalMessage = (refusal: TokenRefusal): string => REFUSALS[refusal];
+
+/** The WWW-Authenticate value of a 401: invalid_token once a token was presented at all. */
+export function challenge(metadataUrl: string, refusal: TokenRefusal): string {
+  const base = `Bearer realm="afs", resource_metadata="${metadataUrl}"`;
+  return refusal === "missing" ? base : `${base}, error="invalid_token", error_description="${REFUSALS[refusal]}"`;
+}
