@@ -7,6 +7,8 @@ import { registerCheckpointCommands } from "./commands/cp.js";
 import { registerFsCommands } from "./commands/fs.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
 import { registerMcp } from "./commands/mcp.js";
+import { registerServe } from "./commands/serve.js";
+import { registerTokenCommands } from "./commands/token.js";
 import { registerWorkspaceCommands } from "./commands/ws.js";
 import { closeOnSignals, globalOptions, workspaceOption } from "./context.js";
 import { report } from "./errors.js";
@@ -33,6 +35,8 @@ export function buildProgram(): Command {
   registerFsCommands(program);
   registerMaintenanceCommands(program);
   registerMcp(program);
+  registerServe(program);
+  registerTokenCommands(program);
   return program;
 }
 
