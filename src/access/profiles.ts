@@ -1,5 +1,6 @@
 // Access profiles as data: which tool families (and single tools) each profile allows, and whether
 // it is bound to one workspace. Every surface asks `allows(profile, tool)`; nothing branches on names.
+import { AfsError } from "../core/errors.js";
 
 /** Tool families, as the MCP tool table tags its tools. */
 export const TOOL_FAMILIES = [
@@ -62,6 +63,15 @@ export const PROFILE_TABLE: Readonly<Record<Profile, ProfileSpec>> = {
 };
 
 export const isProfile = (name: string): name is Profile => (PROFILES as readonly string[]).includes(name);
+
+/** A profile named by a user (flag, token request), or INVALID_ARGUMENT listing the choices. */
+export function parseProfile(name: string): Profile {
+  if (isProfile(name)) return name;
+  throw new AfsError(
+    "INVALID_ARGUMENT",
+    `unknown profile ${JSON.stringify(name)}; choose one of ${PROFILES.join(", ")}`,
+  );
+}
 
 export function allows(profile: Profile, tool: { name: string; family: ToolFamily }): boolean {
   const spec = PROFILE_TABLE[profile];

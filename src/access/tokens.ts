@@ -4,7 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { AfsError } from "../core/errors.js";
 import type { Store } from "../store/store.js";
 import type { TokenRecord, TokenStore } from "../store/tokens.js";
-import { isProfile, PROFILE_TABLE, type Profile } from "./profiles.js";
+import { isProfile, PROFILE_TABLE, type Profile, parseProfile } from "./profiles.js";
 
 /** afs_<16 hex id>_<43 base64url secret>: the id finds the record, the whole string is hashed. */
 const TOKEN_FORMAT = /^afs_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/;
@@ -36,8 +36,9 @@ export async function issueToken(
   now = Date.now(),
 ): Promise<IssuedToken> {
   const controlPlane = request.workspace === undefined;
-  const profile = request.profile ?? (controlPlane ? DEFAULT_CONTROL_PLANE_PROFILE : DEFAULT_WORKSPACE_TOKEN_PROFILE);
-  if (!isProfile(profile)) throw new AfsError("INVALID_ARGUMENT", `unknown profile ${JSON.stringify(profile)}`);
+  const profile = parseProfile(
+    request.profile ?? (controlPlane ? DEFAULT_CONTROL_PLANE_PROFILE : DEFAULT_WORKSPACE_TOKEN_PROFILE),
+  );
   if (PROFILE_TABLE[profile].workspaceBound === controlPlane) {
     throw new AfsError(
       "INVALID_ARGUMENT",

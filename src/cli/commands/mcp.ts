@@ -2,7 +2,7 @@
 // protocol; the one startup line and any diagnostics go to stderr.
 import type { Command } from "commander";
 import { resolveLimits } from "../../access/limits.js";
-import { DEFAULT_PROFILE, isProfile, PROFILE_TABLE, PROFILES, type Profile } from "../../access/profiles.js";
+import { DEFAULT_PROFILE, PROFILE_TABLE, PROFILES, type Profile, parseProfile } from "../../access/profiles.js";
 import { AfsError, isAfsError } from "../../core/errors.js";
 import type { Afs } from "../../workspace/afs.js";
 import { globalOptions, globals, withAfs, workspaceOption } from "../context.js";
@@ -18,14 +18,6 @@ export function registerMcp(program: Command): void {
         await serveStdio(afs, profile, workspace);
       }),
     );
-}
-
-function parseProfile(name: string): Profile {
-  if (isProfile(name)) return name;
-  throw new AfsError(
-    "INVALID_ARGUMENT",
-    `unknown profile ${JSON.stringify(name)}; choose one of ${PROFILES.join(", ")}`,
-  );
 }
 
 /** The session's workspace: --workspace, $AFS_WORKSPACE or the current one; required when the profile is bound. */

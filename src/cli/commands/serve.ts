@@ -2,7 +2,7 @@
 // local development). Runs until interrupted; the address and any warning go to stderr.
 import { type Command, Option } from "commander";
 import { resolveLimits } from "../../access/limits.js";
-import { isProfile, PROFILES, type Profile } from "../../access/profiles.js";
+import { PROFILES, parseProfile } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
 import { globals, withAfs, workspaceOption } from "../context.js";
 import { leaf } from "./leaf.js";
@@ -43,14 +43,7 @@ export function registerServe(program: Command): void {
         if (!Number.isInteger(port) || port < 0 || port > 65535) {
           throw new AfsError("INVALID_ARGUMENT", `--port must be 0-65535; got ${flags.port}`);
         }
-        const profile: Profile = isProfile(flags.profile)
-          ? flags.profile
-          : (() => {
-              throw new AfsError(
-                "INVALID_ARGUMENT",
-                `unknown profile ${flags.profile}; choose one of ${PROFILES.join(", ")}`,
-              );
-            })();
+        const profile = parseProfile(flags.profile);
         const workspace = globals(cmd).workspace ?? null;
         if (workspace !== null) await afs.getWorkspace(workspace);
         // Loaded here: other commands should not pay for the HTTP server and the MCP SDK.

@@ -10,7 +10,7 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { checkWriteArgs, type Limits } from "../../access/limits.js";
-import { PROFILE_TABLE, type Profile } from "../../access/profiles.js";
+import { allows, PROFILES, type Profile } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
 import { type Afs, VERSION } from "../../workspace/afs.js";
 import { errorResult } from "./errors.js";
@@ -81,9 +81,7 @@ export function createMcpServer(options: McpSessionOptions): Server {
 }
 
 function refused(tool: Tool, profile: Profile): AfsError {
-  const granting = (Object.keys(PROFILE_TABLE) as Profile[]).filter(
-    (p) => PROFILE_TABLE[p].families.includes(tool.family) || PROFILE_TABLE[p].tools.includes(tool.name),
-  );
+  const granting = PROFILES.filter((p) => allows(p, tool));
   return new AfsError(
     "PERMISSION_DENIED",
     `${tool.name} is not available with profile ${profile}; it needs profile ${granting.join(" or ")}`,
