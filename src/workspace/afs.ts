@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { userInfo } from "node:os";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import { IndexDb, indexDbPath } from "../store/index-db.js";
 import { openStore } from "../store/open.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
 import {
@@ -47,6 +48,7 @@ export interface DiffResult {
 
 export class Afs {
   private readonly ctx: EngineContext;
+  private indexDb: IndexDb | undefined;
 
   private constructor(
     readonly home: string,
@@ -65,7 +67,14 @@ export class Afs {
   }
 
   close(): Promise<void> {
+    this.indexDb?.close();
     return this.store.close();
+  }
+
+  /** The search indexes' file (derived data keyed by content hash), opened on first use. */
+  get searchDb(): IndexDb {
+    this.indexDb ??= IndexDb.open(indexDbPath(this.store.url, this.home));
+    return this.indexDb;
   }
 
   // --- the current workspace -------------------------------------------------------------

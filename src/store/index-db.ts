@@ -1,0 +1,59 @@
+// The search indexes' own SQLite file. Everything in it is derived from blobs and keyed by their
+// content hash, so it is a cache that can never go stale: delete the file and it is rebuilt.
+// It sits beside the store (afs.db → afs.index.db) so indexing never contends with workspace commits.
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import Database from "better-sqlite3";
+
+export class IndexDb {
+  private constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+  ) {}
+
+  static open(path: string): IndexDb {
+    const file = resolve(path);
+    mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file, { timeout: 10_000 });
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.exec("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL)");
+    return new IndexDb(db, file);
+  }
+
+  /**
+   * Brings one component's tables to the newest version: `steps[i]` migrates version i to i + 1.
+   * Components (text index, chunks, vectors) version their tables independently.
+   */
+  ensureSchema(component: string, steps: readonly string[]): void {
+    this.db
+      .transaction(() => {
+        const row = this.db.prepare("SELECT version FROM schema_versions WHERE component = ?").get(component) as
+          | { version: number }
+          | undefined;
+        const from = row?.version ?? 0;
+        if (from > steps.length) {
+          throw new Error(
+            `${this.path} holds ${component} tables of version ${from}, newer than this afs knows (${steps.length}); delete the file to rebuild the index or upgrade afs`,
+          );
+        }
+        for (let v = from; v < steps.length; v++) this.db.exec(steps[v] as string);
+        this.db
+          .prepare(
+            "INSERT INTO schema_versions (component, version) VALUES (?, ?) ON CONFLICT DO UPDATE SET version = ?",
+          )
+          .run(component, steps.length, steps.length);
+      })
+      .immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Where the index lives for a store: beside a SQLite store's file, else in AFS_HOME. */
+export function indexDbPath(storeUrl: string, home: string): string {
+  const sqlite = /^sqlite:(.*)\.db$/.exec(storeUrl);
+  return sqlite ? `${sqlite[1]}.index.db` : join(home, "index.db");
+}
