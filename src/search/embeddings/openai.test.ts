@@ -89,6 +89,19 @@ describe("OpenAiEmbeddingProvider against a local embeddings server", () => {
     expect(server.requests[0]?.input).toEqual(["ééé", "short", " "]);
   });
 
+  it("halves a batch the server finds too large", async () => {
+    server.script.push({ status: 413, body: { error: { message: "request entity too large" } } });
+    const texts = ["one", "two", "three", "four", "five"];
+    const vectors = await provider().embed(texts, "document");
+    expect(server.requests.map((r) => r.input)).toEqual([texts, ["one", "two", "three"], ["four", "five"]]);
+    texts.forEach((t, i) => {
+      expect(Array.from(vectors[i] as Float32Array)).toEqual(Array.from(expected(t)));
+    });
+    server.script.push({ status: 413 });
+    const e = await failure(provider().embed(["one"], "document"));
+    expect(e.message).toMatch(/refused even a single input as too large \(HTTP 413/);
+  });
+
   it("keeps at most `concurrency` requests in flight", async () => {
     const texts = Array.from({ length: 40 }, (_, i) => `t${i}`);
     await provider({ maxBatch: 2, concurrency: 3 }).embed(texts, "document");

@@ -3,7 +3,15 @@
 // backoff, and turns every failure into an AfsError that says what to check.
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { AfsError, type ErrorCode } from "../../core/errors.js";
+import {
+  type Endpoint,
+  errorBody,
+  malformed,
+  refused,
+  retryAfterMs,
+  unreachable,
+  worthRetrying,
+} from "./openai-errors.js";
 import { batches, type EmbeddingProvider, type EmbedKind, type EmbedOptions, normalize } from "./provider.js";
 
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -48,34 +56,6 @@ export interface OpenAiProviderOptions {
   fetch?: typeof fetch;
 }
 
-const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504]);
-
-/** What each refusal means and what to check; statuses not listed are IO_ERROR. */
-const STATUS_ERRORS: Readonly<Record<number, { code: ErrorCode; what: string; fix: string }>> = {
-  400: { code: "INVALID_ARGUMENT", what: "refused the request", fix: "check AFS_EMBED_MODEL and AFS_EMBED_DIMENSIONS" },
-  401: {
-    code: "PERMISSION_DENIED",
-    what: "rejected the API key",
-    fix: "check OPENAI_API_KEY (or AFS_EMBED_API_KEY, which overrides it)",
-  },
-  403: {
-    code: "PERMISSION_DENIED",
-    what: "does not let this API key use the model",
-    fix: "check the key's project permissions and AFS_EMBED_MODEL",
-  },
-  404: {
-    code: "INVALID_ARGUMENT",
-    what: "has no such model or endpoint",
-    fix: "check AFS_EMBED_MODEL and AFS_EMBED_BASE_URL (the base ends in /v1; afs appends /embeddings)",
-  },
-  413: { code: "INVALID_ARGUMENT", what: "found the request too large", fix: "lower the provider's maxRequestBytes" },
-  429: {
-    code: "QUOTA_EXCEEDED",
-    what: "kept rate-limiting the requests",
-    fix: "wait and retry, or raise the account's rate limits",
-  },
-};
-
 const vector = z.union([z.array(z.number()), z.string()]);
 const responseSchema = z.object({
   data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: vector })),
@@ -86,6 +66,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   readonly batchSize: number;
   readonly url: string;
   readonly model: string;
+  private readonly endpoint: Endpoint;
   private dims: number | undefined;
   private readonly o: Required<Omit<OpenAiProviderOptions, "apiKey" | "dimensions">> & OpenAiProviderOptions;
 
@@ -107,6 +88,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     };
     this.model = this.o.model;
     this.url = `${baseUrl}/embeddings`;
+    this.endpoint = { url: this.url, model: this.model, apiKey: options.apiKey };
     this.batchSize = this.o.maxBatch;
     const official = baseUrl === OPENAI_BASE_URL;
     this.dims = options.dimensions ?? (official ? KNOWN_DIMENSIONS[this.model] : undefined);
@@ -179,16 +161,21 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
           await sleep(this.backoff(attempt), undefined, { signal });
           continue;
         }
-        throw this.networkError(e, attempt + 1);
+        throw unreachable(this.endpoint, e, attempt + 1, this.o.timeoutMs);
       }
       if (status >= 200 && status < 300) return this.parse(text, input.length);
       const apiError = errorBody(text);
-      // An exhausted quota is a 429 too, but no wait will fix it.
-      if (RETRYABLE.has(status) && retriesLeft && apiError.code !== "insufficient_quota") {
+      // A server with a smaller body limit than ours: halve the batch rather than fail.
+      if (status === 413 && input.length > 1) {
+        const half = Math.ceil(input.length / 2);
+        const first = await this.request(input.slice(0, half), signal);
+        return [...first, ...(await this.request(input.slice(half), signal))];
+      }
+      if (retriesLeft && worthRetrying(status, apiError)) {
         await sleep(Math.min(retryAfter ?? this.backoff(attempt), this.o.maxRetryDelayMs), undefined, { signal });
         continue;
       }
-      throw this.httpError(status, apiError, attempt + 1);
+      throw refused(this.endpoint, status, apiError, attempt + 1);
     }
   }
 
@@ -202,101 +189,29 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     try {
       json = JSON.parse(text);
     } catch {
-      throw this.badResponse("a body that is not JSON");
+      throw malformed(this.endpoint, "a body that is not JSON");
     }
     const parsed = responseSchema.safeParse(json);
-    if (!parsed.success) throw this.badResponse("a body without data[{index, embedding}]");
+    if (!parsed.success) throw malformed(this.endpoint, "a body without data[{index, embedding}]");
     const out: Float32Array[] = new Array(count);
     for (const item of parsed.data.data) {
-      if (item.index >= count || out[item.index]) throw this.badResponse(`a stray or repeated index ${item.index}`);
+      if (item.index >= count || out[item.index])
+        throw malformed(this.endpoint, `a stray or repeated index ${item.index}`);
       out[item.index] = normalize(toVector(item.embedding));
     }
     const present = out.filter(Boolean).length;
-    if (present !== count) throw this.badResponse(`${present} vectors for ${count} inputs`);
+    if (present !== count) throw malformed(this.endpoint, `${present} vectors for ${count} inputs`);
     const lengths = new Set(out.map((v) => v.length));
     const dims = out[0]?.length;
     if (lengths.size !== 1 || (this.dims !== undefined && dims !== this.dims) || dims === 0) {
-      throw this.badResponse(
+      throw malformed(
+        this.endpoint,
         `vectors of length ${[...lengths].join(", ")} where ${this.dims ?? "one length"} was expected`,
       );
     }
     this.dims = dims;
     return out;
   }
-
-  private badResponse(what: string): AfsError {
-    return new AfsError(
-      "IO_ERROR",
-      `the embeddings endpoint ${this.url} answered with ${what}; check that AFS_EMBED_BASE_URL points at an OpenAI-compatible API`,
-      { url: this.url, model: this.model },
-    );
-  }
-
-  private networkError(e: unknown, attempts: number): AfsError {
-    const details = { url: this.url, model: this.model, attempts };
-    if ((e as Error)?.name === "TimeoutError") {
-      return new AfsError(
-        "TIMEOUT",
-        `the embeddings endpoint ${this.url} did not answer within ${this.o.timeoutMs / 1000} s (${attempts} attempts); check AFS_EMBED_BASE_URL or raise AFS_EMBED_TIMEOUT_MS`,
-        details,
-      );
-    }
-    const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
-    const why = cause?.code ?? cause?.message ?? (e as Error)?.message ?? String(e);
-    return new AfsError(
-      "IO_ERROR",
-      `could not reach the embeddings endpoint ${this.url} (${why}, ${attempts} attempts); check AFS_EMBED_BASE_URL and the network`,
-      details,
-    );
-  }
-
-  private httpError(status: number, apiError: { message?: string; code?: string }, attempts: number): AfsError {
-    const known =
-      apiError.code === "insufficient_quota"
-        ? {
-            code: "QUOTA_EXCEEDED" as const,
-            what: "says the account's quota is used up",
-            fix: "check the plan and billing",
-          }
-        : STATUS_ERRORS[status];
-    const said = apiError.message ? `: ${redact(apiError.message, this.o.apiKey)}` : "";
-    const what = known?.what ?? (status >= 500 ? "failed" : "refused the request");
-    const fix = known?.fix ?? (status >= 500 ? "try again later" : "check AFS_EMBED_BASE_URL and AFS_EMBED_MODEL");
-    const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
-    return new AfsError(
-      known?.code ?? "IO_ERROR",
-      `the embeddings endpoint ${this.url} ${what} (HTTP ${status}${said})${tries}; ${fix}`,
-      { url: this.url, model: this.model, status, attempts, ...(apiError.code ? { apiCode: apiError.code } : {}) },
-    );
-  }
-}
-
-/** `{error: {message, code}}` as OpenAI sends it; other servers' bodies become the message as text. */
-function errorBody(text: string): { message?: string; code?: string } {
-  try {
-    const json = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } | string; message?: unknown };
-    const error = json.error;
-    if (typeof error === "string") return { message: error.slice(0, 300) };
-    const message =
-      typeof error?.message === "string" ? error.message : typeof json.message === "string" ? json.message : undefined;
-    const code = typeof error?.code === "string" ? error.code : undefined;
-    return { message: message?.slice(0, 300), code };
-  } catch {
-    const trimmed = text.trim().slice(0, 200);
-    return trimmed ? { message: trimmed } : {};
-  }
-}
-
-/** OpenAI's retry-after-ms, else Retry-After in seconds or as a date. */
-function retryAfterMs(headers: Headers): number | undefined {
-  const ms = Number(headers.get("retry-after-ms") ?? Number.NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const raw = headers.get("retry-after");
-  if (raw === null) return undefined;
-  const seconds = Number(raw);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** A JSON array, or base64 of little-endian float32s (encoding_format: base64). */
@@ -318,9 +233,6 @@ export function truncateUtf8(text: string, max: number): string {
   while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
   return bytes.subarray(0, end).toString("utf8");
 }
-
-const redact = (message: string, key: string | undefined): string =>
-  key && key.length >= 8 ? message.split(key).join("[key]") : message;
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

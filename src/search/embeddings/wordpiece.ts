@@ -47,7 +47,8 @@ export function parseVocab(text: string): Map<string, number> {
 
 // Python's unicodedata categories, as BERT's _is_control / _is_whitespace / _is_punctuation use them.
 const DROPPED = /[\0\uFFFD]|(?![\t\n\r])\p{C}/gu;
-const WHITESPACE = /[\t\n\r]|\p{Zs}/gu;
+// Python's str.split() also breaks at line and paragraph separators, which cleaning keeps.
+const NOT_SEPARATOR = /[^\t\n\r\p{Zs}\u2028\u2029]+/gu;
 const CJK =
   /([\u{4E00}-\u{9FFF}\u{3400}-\u{4DBF}\u{20000}-\u{2A6DF}\u{2A700}-\u{2B73F}\u{2B740}-\u{2B81F}\u{2B820}-\u{2CEAF}\u{F900}-\u{FAFF}\u{2F800}-\u{2FA1F}])/gu;
 const COMBINING = /\p{Mn}/gu;
@@ -81,17 +82,25 @@ export class WordPieceTokenizer {
 
   /** The words of the basic pass, before WordPiece. */
   basicTokens(text: string): string[] {
+    return [...this.words(text)];
+  }
+
+  /**
+   * Word by word, so encode stops reading once maxLength is reached (a chunk of several KiB usually
+   * fills 256 tokens within its first KiB). Separators are what BERT's cleaning turns into spaces.
+   */
+  private *words(text: string): Generator<string> {
     const o = this.options;
-    let clean = text.replace(DROPPED, "").replace(WHITESPACE, " ");
-    if (o.splitChinese) clean = clean.replace(CJK, " $1 ");
-    const words: string[] = [];
-    for (const raw of clean.normalize("NFC").split(/\s+/)) {
-      if (raw === "") continue;
-      let word = o.lowerCase ? raw.toLowerCase() : raw;
-      if (o.stripAccents) word = word.normalize("NFD").replace(COMBINING, "");
-      for (const part of word.split(PUNCTUATION)) if (part !== "") words.push(part);
+    for (const [raw] of text.matchAll(NOT_SEPARATOR)) {
+      let clean = raw.replace(DROPPED, "");
+      if (o.splitChinese) clean = clean.replace(CJK, " $1 ");
+      for (const piece of clean.normalize("NFC").split(" ")) {
+        if (piece === "") continue;
+        let word = o.lowerCase ? piece.toLowerCase() : piece;
+        if (o.stripAccents) word = word.normalize("NFD").replace(COMBINING, "");
+        for (const part of word.split(PUNCTUATION)) if (part !== "") yield part;
+      }
     }
-    return words;
   }
 
   /** Word pieces as strings (for inspection and tests); no [CLS]/[SEP], no truncation. */
@@ -105,7 +114,7 @@ export class WordPieceTokenizer {
   encode(text: string): number[] {
     const room = Math.max(0, this.options.maxLength - 2);
     const ids: number[] = [this.ids.cls];
-    for (const word of this.basicTokens(text)) {
+    for (const word of this.words(text)) {
       for (const id of this.wordIds(word)) {
         if (ids.length > room) break;
         ids.push(id);
