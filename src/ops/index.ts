@@ -12,6 +12,15 @@ export { type LinesArgs, type LinesResult, lines, linesArgs } from "./lines.js";
 export { type ListArgs, type ListResult, list, listArgs } from "./list.js";
 export { type MkdirArgs, mkdir, mkdirArgs } from "./mkdir.js";
 export { type PatchArgs, type PatchItem, type PatchResult, patch, patchArgs } from "./patch.js";
+export {
+  type QueryArgs,
+  type QueryExplain,
+  type QueryHit,
+  type QueryOptions,
+  type QueryResult,
+  query,
+  queryArgs,
+} from "./query.js";
 export { type ReadArgs, type ReadResult, read, readArgs } from "./read.js";
 export { type RenameArgs, rename, renameArgs } from "./rename.js";
 export { type ReplaceArgs, type ReplaceResult, replace, replaceArgs } from "./replace.js";

@@ -4,9 +4,12 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { userInfo } from "node:os";
 import { AfsError } from "../core/errors.js";
-import type { Hash } from "../core/hash.js";
+import { EMPTY_SHA256, type Hash } from "../core/hash.js";
+import { ChunkIndex, embedderFromEnv } from "../search/chunk-index.js";
 import { IndexDb, indexDbPath } from "../store/index-db.js";
 import { openStore } from "../store/open.js";
+import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
+import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
 import {
   type CreateCheckpointOptions,
@@ -49,6 +52,7 @@ export interface DiffResult {
 export class Afs {
   private readonly ctx: EngineContext;
   private indexDb: IndexDb | undefined;
+  private chunkIndex: ChunkIndex | undefined;
 
   private constructor(
     readonly home: string,
@@ -66,7 +70,8 @@ export class Afs {
     return new Afs(home, store, options.actor ?? process.env.AFS_ACTOR ?? safeUser());
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.chunkIndex?.close();
     this.indexDb?.close();
     return this.store.close();
   }
@@ -75,6 +80,18 @@ export class Afs {
   get searchDb(): IndexDb {
     this.indexDb ??= IndexDb.open(indexDbPath(this.store.url, this.home));
     return this.indexDb;
+  }
+
+  /** Ranked search's index (chunks, BM25, vectors; keyed by content hash), shared by every workspace. */
+  get queryIndex(): ChunkIndex {
+    this.chunkIndex ??= new ChunkIndex({
+      chunks: new SqliteChunkStore(() => this.searchDb),
+      vectors: new SqliteVectorStore(() => this.searchDb),
+      // Empty files are never stored as blobs.
+      read: async (hash) => (hash === EMPTY_SHA256 ? Buffer.alloc(0) : this.store.getBlob(hash)),
+      embedder: embedderFromEnv,
+    });
+    return this.chunkIndex;
   }
 
   // --- the current workspace -------------------------------------------------------------
@@ -162,7 +179,9 @@ export class Afs {
 
   async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume> {
     await this.requireWorkspace(name);
-    return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, name, actor);
+    return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, name, actor, {
+      queryIndex: this.queryIndex,
+    });
   }
 
   // --- checkpoints -------------------------------------------------------------------------

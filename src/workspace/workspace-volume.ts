@@ -5,6 +5,7 @@ import { DIR_MODE, type Entry, FILE_MODE } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
+import type { QueryIndex } from "../search/query-index.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
 import type { MutationResult, Stat, Volume, WriteOptions } from "../volume/volume.js";
 import { Snapshot } from "./snapshot.js";
@@ -22,6 +23,7 @@ interface Planned {
 
 export class WorkspaceVolume implements Volume {
   readonly label: string;
+  readonly queryIndex?: QueryIndex;
 
   constructor(
     private readonly store: Store,
@@ -29,8 +31,11 @@ export class WorkspaceVolume implements Volume {
     private readonly roots: Map<string, Hash>,
     readonly workspace: string,
     private readonly actor: string,
+    /** The home's search indexes (keyed by content, so one set serves every workspace). */
+    indexes: Pick<Volume, "queryIndex"> = {},
   ) {
     this.label = `workspace ${workspace}`;
+    this.queryIndex = indexes.queryIndex;
   }
 
   /** A snapshot whose reads are known to be consistent (no commit landed while it was read). */

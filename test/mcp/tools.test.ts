@@ -12,6 +12,7 @@ const text = (r: { content: unknown[] }): string => {
 
 let h: Home;
 let s: Session;
+let noEmbeddings: Session;
 
 beforeAll(async () => {
   ensureBuilt();
@@ -137,17 +138,67 @@ describe("afs mcp tools", () => {
     });
   });
 
-  it("file_query ranks the chunk with more of the query's words first", async () => {
-    const r = await s.ok<{
-      results: { path: string; start_line: number; end_line: number; score: number; snippet: string }[];
-    }>("file_query", { query: "how is the retry backoff done" });
-    expect(r.results.map((x) => x.path)).toEqual(["/src/app.ts", "/docs/notes.md"]);
-    const [first, second] = r.results;
+  it("file_query ranks the chunk with more of the query's words first, keyword only without a provider", async () => {
+    // Its own session, without whatever OpenAI key the environment may hold.
+    noEmbeddings = await h.connect(["mcp", "--profile", "admin-rw", "--workspace", "demo"], {
+      env: { OPENAI_API_KEY: "" },
+    });
+    const s = noEmbeddings;
+    const r = await s.call("file_query", { query: "how is the retry backoff done" });
+    const out = r.structuredContent as {
+      status: string;
+      results: {
+        path: string;
+        chunk_id: string;
+        start_line: number;
+        end_line: number;
+        score: number;
+        snippet: string;
+        search_types: string[];
+      }[];
+      warnings: string[];
+    };
+    expect(out.status).toBe("ok");
+    expect(out.results.map((x) => x.path)).toEqual(["/src/app.ts", "/docs/notes.md"]);
+    const [first, second] = out.results;
     expect(first?.score).toBeGreaterThan(second?.score ?? Number.POSITIVE_INFINITY);
-    expect(first).toMatchObject({ start_line: 3, end_line: 5 });
+    expect(first).toMatchObject({ start_line: 1, end_line: 6, search_types: ["lex"] });
+    expect(first?.chunk_id).toMatch(/^[0-9a-f]{12}#0$/);
     expect(first?.snippet).toContain("backoff");
-    expect((await s.ok<{ results: unknown[] }>("file_query", { query: "nothing-like-this" })).results).toEqual([]);
+    expect(out.warnings).toEqual([
+      expect.stringMatching(/^ranked by keyword only: semantic search is off.*OPENAI_API_KEY/),
+    ]);
+    expect(text(r)).toContain("/src/app.ts:1-6 (score ");
+    const none = await s.ok<{ results: unknown[] }>("file_query", { query: "nothing-like-this", mode: "keyword" });
+    expect(none).toEqual({ status: "ok", results: [], warnings: [] });
     expect((await s.ok<{ results: unknown[] }>("file_query", { query: "retry", limit: 1 })).results).toHaveLength(1);
+  });
+
+  it("file_query: typed query documents, explain, exclusions, and semantic mode unavailable without a provider", async () => {
+    const s = noEmbeddings;
+    const typed = await s.ok<{ results: { path: string }[]; explain: { searches: unknown[]; results: unknown[] } }>(
+      "file_query",
+      { query: "lex: retry -backoff\nintent: meeting", mode: "keyword", explain: true },
+    );
+    expect(typed.results.map((x) => x.path)).toEqual(["/docs/notes.md"]);
+    expect(typed.explain).toMatchObject({
+      mode: "keyword",
+      fusion: "none",
+      rerank: "none",
+      searches: [{ type: "lex", query: "retry -backoff", candidates: 1 }],
+      results: [
+        { path: "/docs/notes.md", components: [{ search: 0, type: "lex", rank: 1, bm25: expect.any(Number) }] },
+      ],
+    });
+    const semantic = await s.call("file_query", { query: "how do we wait between attempts", mode: "semantic" });
+    expect(semantic.isError).toBeFalsy();
+    expect(semantic.structuredContent).toEqual({
+      status: "unavailable",
+      results: [],
+      warnings: [expect.stringMatching(/no embedding provider is configured; set OPENAI_API_KEY/)],
+    });
+    expect((await s.fail("file_query", { query: "x", path: "/nope" })).code).toBe("NOT_FOUND");
+    expect((await s.fail("file_query", { query: "lex: a\nplain" })).code).toBe("INVALID_ARGUMENT");
   });
 
   it("file_create_exclusive wins once", async () => {

@@ -4,7 +4,6 @@ import { z } from "zod";
 import { capResults, checkRangeRead, checkWholeRead } from "../../../access/limits.js";
 import { normalizePath } from "../../../core/paths.js";
 import * as ops from "../../../ops/index.js";
-import { query, queryArgs } from "../query.js";
 import { entryItem } from "../schemas.js";
 import { defineTool, onWorkspace, READ, type Tool } from "../tool.js";
 import { openVolume } from "./volume.js";
@@ -54,17 +53,48 @@ const grepOutput = z.discriminatedUnion("mode", [
   }),
 ]);
 
+const searchType = z.enum(["lex", "vec", "hyde"]);
 const queryOutput = z.object({
+  status: z
+    .enum(["ok", "unavailable"])
+    .describe('"unavailable": semantic search was asked for and no embedding provider is configured (see warnings).'),
   results: z.array(
     z.object({
       path: z.string(),
+      chunk_id: z.string(),
       start_line: z.number(),
       end_line: z.number(),
       score: z.number(),
       snippet: z.string(),
+      search_types: z.array(searchType),
     }),
   ),
-  truncated,
+  warnings: z.array(z.string()),
+  explain: z
+    .object({
+      mode: z.enum(["query", "keyword", "semantic"]),
+      fusion: z.enum(["none", "rrf"]),
+      rrf_k: z.number().optional(),
+      rerank: z.literal("none"),
+      searches: z.array(z.object({ type: searchType, query: z.string(), candidates: z.number() })),
+      results: z.array(
+        z.object({
+          path: z.string(),
+          chunk_id: z.string(),
+          fused_score: z.number(),
+          components: z.array(
+            z.object({
+              search: z.number(),
+              type: searchType,
+              rank: z.number(),
+              bm25: z.number().optional(),
+              similarity: z.number().optional(),
+            }),
+          ),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 const listing = (items: readonly ops.EntryItem[]): string =>
@@ -195,20 +225,21 @@ export const fileReadTools: readonly Tool[] = [
     title: "Ranked search",
     family: "file-read",
     description:
-      "Find the places in the workspace most relevant to a question or concept when you do not know the exact text. Returns ranked chunks (path, start_line, end_line, score, snippet), best first, by keyword relevance. Follow up with file_lines on a result. For exact text use file_grep.",
-    input: onWorkspace(queryArgs),
+      'Find the places most relevant to a question or concept when you do not know the exact text. Ranks files (one result each: its best chunk, with path, start_line, end_line, score, snippet) by keyword relevance (BM25) fused with semantic similarity when an embedding provider is configured. Plain text works; a typed query document sharpens it: one clause per line, lex: (exact words, "phrases", -excluded), vec: (a question), hyde: (a passage that would answer it), intent: (what it is for). Follow up with file_lines on a result. For exact text use file_grep.',
+    input: onWorkspace(ops.queryArgs),
     output: queryOutput,
     annotations: READ,
     async run(ctx, input) {
       const { volume, args } = await openVolume(ctx, input);
-      const limit = Math.min(args.limit ?? 10, ctx.limits.maxResults);
-      return query(volume, { ...args, limit }, { maxFileBytes: ctx.limits.maxReadBytes });
+      return ops.query(volume, args, { maxResults: ctx.limits.maxResults });
     },
-    text: (r) =>
-      r.results.length === 0
-        ? "no results"
-        : r.results
-            .map((h) => `${h.path}:${h.start_line}-${h.end_line} (score ${h.score})\n${h.snippet}`)
-            .join("\n\n") + more(r.truncated),
+    text: (r) => {
+      const notes = r.warnings.map((w) => `warning: ${w}`);
+      if (r.status === "unavailable") return notes.join("\n");
+      const hits = r.results.map(
+        (h) => `${h.path}:${h.start_line}-${h.end_line} (score ${h.score}, ${h.search_types.join("+")})\n${h.snippet}`,
+      );
+      return [...notes, hits.length === 0 ? "no results" : hits.join("\n\n")].join("\n");
+    },
   }),
 ];

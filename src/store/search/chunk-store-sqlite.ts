@@ -1,0 +1,190 @@
+// Chunk records and their BM25 keyword index in the index file (afs.index.db), via SQLite FTS5.
+// Chunks are stored once per (blob hash, strategy). The FTS tables are contentless: they hold the
+// inverted index of each chunk's pre-tokenized words (identifiers already split), never the text,
+// which stays in the blob store.
+import type { Hash } from "../../core/hash.js";
+import type { ChunkStrategy } from "../../search/chunks.js";
+import type { ChunkRef, KeywordHit } from "../../search/query-index.js";
+import type { ChunkedBlob, ChunkStore } from "../../search/stores.js";
+import type { KeywordQuery } from "../../search/tokens.js";
+import type { IndexDb } from "../index-db.js";
+
+/**
+ * A chunk's row id is its blob row's id shifted left by SEQ_BITS plus its position, so a blob's
+ * chunks are one primary-key range and the FTS rowid leads straight to the blob (no extra index).
+ * 2^22 chunks per blob is more than a MAX_FILE_BYTES file of one-byte lines can have.
+ */
+const SEQ_BITS = 22n;
+
+const FTS = { auto: "query_fts_auto", regex: "query_fts_regex" } as const satisfies Record<ChunkStrategy, string>;
+
+// unicode61 over words our tokenizer already produced: it only has to split at the spaces (and
+// fold diacritics); identifiers were split into parts beforehand.
+const ftsTable = (name: string): string =>
+  `CREATE VIRTUAL TABLE ${name} USING fts5(terms, content='', tokenize='unicode61 remove_diacritics 2');`;
+
+/** Schema steps of the "query" component; append, never edit. */
+const SCHEMA: readonly string[] = [
+  `
+  CREATE TABLE query_blobs (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL,
+    strategy TEXT NOT NULL,
+    name TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
+    skipped TEXT,
+    UNIQUE (hash, strategy)
+  );
+  CREATE TABLE query_chunks (
+    id INTEGER PRIMARY KEY,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    hash BLOB NOT NULL
+  );
+  CREATE TABLE query_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  INSERT INTO query_meta (key, value) VALUES ('generation', 0);
+  ${ftsTable(FTS.auto)}
+  ${ftsTable(FTS.regex)}
+  `,
+];
+
+/** Rows per statement when a list of hashes is passed as JSON (keeps statements small). */
+const PAGE = 5000;
+
+interface ChunkRow {
+  blob: string;
+  id: bigint;
+  blob_id: bigint;
+  start_line: number;
+  end_line: number;
+  hash: Buffer;
+}
+
+export class SqliteChunkStore implements ChunkStore {
+  private ready = false;
+
+  constructor(private readonly open: () => IndexDb) {}
+
+  private get db() {
+    const index = this.open();
+    if (!this.ready) {
+      index.ensureSchema("query", SCHEMA);
+      this.ready = true;
+    }
+    return index.db;
+  }
+
+  async generation(): Promise<number> {
+    const row = this.db.prepare("SELECT value FROM query_meta WHERE key = 'generation'").get() as { value: number };
+    return row.value;
+  }
+
+  async chunked(strategy: ChunkStrategy, blobs: readonly Hash[]): Promise<Set<Hash>> {
+    const out = new Set<Hash>();
+    const stmt = this.db
+      .prepare("SELECT b.hash FROM json_each(?) j JOIN query_blobs b ON b.hash = j.value AND b.strategy = ?")
+      .pluck();
+    for (let i = 0; i < blobs.length; i += PAGE) {
+      for (const h of stmt.all(JSON.stringify(blobs.slice(i, i + PAGE)), strategy) as string[]) out.add(h);
+    }
+    return out;
+  }
+
+  async put(strategy: ChunkStrategy, blobs: readonly ChunkedBlob[]): Promise<void> {
+    const db = this.db;
+    const blob = db.prepare(
+      "INSERT INTO query_blobs (hash, strategy, name, chunks, skipped) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    );
+    const chunk = db.prepare("INSERT INTO query_chunks (id, start_line, end_line, hash) VALUES (?, ?, ?, ?)");
+    const fts = db.prepare(`INSERT INTO ${FTS[strategy]} (rowid, terms) VALUES (?, ?)`);
+    db.transaction(() => {
+      for (const b of blobs) {
+        const r = blob.run(b.blob, strategy, b.name, b.chunks.length, b.skipped ?? null);
+        if (r.changes === 0) continue; // another process chunked it first
+        const base = BigInt(r.lastInsertRowid) << SEQ_BITS;
+        for (const c of b.chunks) {
+          const id = base + BigInt(c.seq);
+          chunk.run(id, c.start_line, c.end_line, Buffer.from(c.hash, "hex"));
+          fts.run(id, c.terms);
+        }
+      }
+    }).immediate();
+  }
+
+  async chunksOf(
+    strategy: ChunkStrategy,
+    blobs: readonly Hash[],
+  ): Promise<Map<Hash, { name: string; chunks: ChunkRef[] }>> {
+    const out = new Map<Hash, { name: string; chunks: ChunkRef[] }>();
+    const db = this.db;
+    const blobRows = db
+      .prepare(
+        "SELECT b.hash, b.id, b.name FROM json_each(?) j JOIN query_blobs b ON b.hash = j.value AND b.strategy = ?",
+      )
+      .safeIntegers();
+    const chunkRows = db
+      .prepare("SELECT id, start_line, end_line, hash FROM query_chunks WHERE id >= ? AND id < ? ORDER BY id")
+      .safeIntegers();
+    for (let i = 0; i < blobs.length; i += PAGE) {
+      const page = JSON.stringify(blobs.slice(i, i + PAGE));
+      for (const b of blobRows.all(page, strategy) as { hash: string; id: bigint; name: string }[]) {
+        const base = b.id << SEQ_BITS;
+        const rows = chunkRows.all(base, base + (1n << SEQ_BITS)) as ChunkRow[];
+        out.set(b.hash, { name: b.name, chunks: rows.map((r) => toRef({ ...r, blob: b.hash, blob_id: b.id })) });
+      }
+    }
+    return out;
+  }
+
+  async keyword(strategy: ChunkStrategy, query: KeywordQuery, limit: number): Promise<KeywordHit[]> {
+    const match = matchExpression(query);
+    if (match === null) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT b.hash AS blob, b.id AS blob_id, c.id, c.start_line, c.end_line, c.hash, s.score
+         FROM (SELECT rowid, -rank AS score FROM ${FTS[strategy]} WHERE ${FTS[strategy]} MATCH ? ORDER BY rank LIMIT ?) s
+         JOIN query_chunks c ON c.id = s.rowid
+         JOIN query_blobs b ON b.id = (c.id >> ${SEQ_BITS})
+         ORDER BY s.score DESC, c.id`,
+      )
+      .safeIntegers()
+      .all(match, BigInt(limit)) as (ChunkRow & { score: number })[];
+    return rows.map((r) => ({ chunk: toRef(r), score: Number(r.score) }));
+  }
+
+  async stats(strategy: ChunkStrategy): Promise<{ blobs: number; chunks: number }> {
+    const row = this.db
+      .prepare("SELECT COUNT(*) AS blobs, COALESCE(SUM(chunks), 0) AS chunks FROM query_blobs WHERE strategy = ?")
+      .get(strategy) as { blobs: number; chunks: number };
+    return row;
+  }
+
+  async drop(): Promise<void> {
+    const db = this.db;
+    db.transaction(() => {
+      db.exec("DELETE FROM query_blobs; DELETE FROM query_chunks;");
+      for (const table of Object.values(FTS)) db.exec(`DROP TABLE ${table}; ${ftsTable(table)}`);
+      db.exec("UPDATE query_meta SET value = value + 1 WHERE key = 'generation'");
+    }).immediate();
+  }
+}
+
+function toRef(row: ChunkRow): ChunkRef {
+  return {
+    blob: row.blob,
+    seq: Number(BigInt(row.id) - (BigInt(row.blob_id) << SEQ_BITS)),
+    start_line: Number(row.start_line),
+    end_line: Number(row.end_line),
+    hash: row.hash.toString("hex"),
+  };
+}
+
+/** FTS5 syntax for a keyword query: any term or phrase (ranked, not intersected), minus exclusions. */
+export function matchExpression(q: KeywordQuery): string | null {
+  // Tokens are letters and digits only, so quoting them is always safe (and keeps OR, NOT, NEAR words).
+  const quote = (tokens: readonly string[]): string => `"${tokens.join(" ")}"`;
+  const positive = [...q.terms.map((t) => quote([t])), ...q.phrases.map(quote)];
+  if (positive.length === 0) return null;
+  const any = positive.join(" OR ");
+  return q.excludes.length === 0 ? any : `(${any}) NOT (${q.excludes.map(quote).join(" OR ")})`;
+}

@@ -1,0 +1,68 @@
+// Embedding vectors in the index file (afs.index.db), one row per (provider id, chunk hash), the
+// vector as little-endian Float32 bytes. A chunk's vector is computed once per provider, whichever
+// blob, workspace or checkpoint holds the chunk.
+import type { Hash } from "../../core/hash.js";
+import { vectorFromBytes, vectorToBytes } from "../../search/embeddings/provider.js";
+import type { VectorStore } from "../../search/stores.js";
+import type { IndexDb } from "../index-db.js";
+
+/** Schema steps of the "query-vectors" component; append, never edit. */
+const SCHEMA: readonly string[] = [
+  `CREATE TABLE query_vectors (
+     provider TEXT NOT NULL,
+     chunk BLOB NOT NULL,
+     vector BLOB NOT NULL,
+     PRIMARY KEY (provider, chunk)
+   ) WITHOUT ROWID;`,
+];
+
+const PAGE = 2000;
+
+export class SqliteVectorStore implements VectorStore {
+  private ready = false;
+
+  constructor(private readonly open: () => IndexDb) {}
+
+  private get db() {
+    const index = this.open();
+    if (!this.ready) {
+      index.ensureSchema("query-vectors", SCHEMA);
+      this.ready = true;
+    }
+    return index.db;
+  }
+
+  async get(provider: string, chunks: readonly Hash[]): Promise<Map<Hash, Float32Array>> {
+    const out = new Map<Hash, Float32Array>();
+    const stmt = this.db.prepare(
+      `SELECT lower(hex(v.chunk)) AS chunk, v.vector FROM json_each(?) j
+       JOIN query_vectors v ON v.provider = ? AND v.chunk = unhex(j.value)`,
+    );
+    for (let i = 0; i < chunks.length; i += PAGE) {
+      const rows = stmt.all(JSON.stringify(chunks.slice(i, i + PAGE)), provider) as { chunk: string; vector: Buffer }[];
+      for (const r of rows) out.set(r.chunk, vectorFromBytes(r.vector));
+    }
+    return out;
+  }
+
+  async put(provider: string, vectors: ReadonlyArray<{ chunk: Hash; vector: Float32Array }>): Promise<void> {
+    const db = this.db;
+    const stmt = db.prepare(
+      "INSERT INTO query_vectors (provider, chunk, vector) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+    );
+    db.transaction(() => {
+      for (const v of vectors) {
+        const bytes = vectorToBytes(v.vector);
+        stmt.run(provider, Buffer.from(v.chunk, "hex"), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      }
+    }).immediate();
+  }
+
+  async count(provider: string): Promise<number> {
+    return this.db.prepare("SELECT COUNT(*) FROM query_vectors WHERE provider = ?").pluck().get(provider) as number;
+  }
+
+  async drop(): Promise<void> {
+    this.db.exec("DELETE FROM query_vectors");
+  }
+}
