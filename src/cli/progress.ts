@@ -9,7 +9,8 @@ export interface ProgressBar {
   stop(): void;
 }
 
-export function progressBar(label: string): ProgressBar {
+/** `format` shows the amounts (bytes by default; String for counts). */
+export function progressBar(label: string, format: (n: number) => string = bytes): ProgressBar {
   if (!process.stderr.isTTY) return { update: undefined, stop: () => {} };
   let bar: SingleBar | null = null;
   return {
@@ -24,9 +25,9 @@ export function progressBar(label: string): ProgressBar {
           },
           Presets.shades_classic,
         );
-        bar.start(total, 0, { done: bytes(0), size: bytes(total) });
+        bar.start(total, 0, { done: format(0), size: format(total) });
       }
-      bar.update(done, { done: bytes(done) });
+      bar.update(done, { done: format(done) });
     },
     stop: () => bar?.stop(),
   };

@@ -34,6 +34,24 @@ function renderGrep(r: ops.GrepResult): string[] {
   }
 }
 
+function renderQuery(r: ops.QueryResult): string[] {
+  // Warnings go to stderr so stdout stays the results.
+  for (const w of r.warnings) process.stderr.write(`afs: warning: ${w}\n`);
+  const explained = new Map((r.explain?.results ?? []).map((e) => [`${e.path}\0${e.chunk_id}`, e]));
+  return r.results.flatMap((h) => {
+    const e = explained.get(`${h.path}\0${h.chunk_id}`);
+    const parts = e?.components.map((c) =>
+      c.type === "lex" ? `lex #${c.rank} bm25 ${c.bm25}` : `${c.type} #${c.rank} similarity ${c.similarity}`,
+    );
+    return [
+      `${h.path}:${h.start_line}-${h.end_line}  score ${h.score}  [${h.search_types.join("+")}]`,
+      ...h.snippet.split("\n").map((l) => `    ${l}`),
+      ...(parts ? [`    (${[...parts, `fused ${e?.fused_score}`].join(", ")})`] : []),
+      "",
+    ];
+  });
+}
+
 export function registerFsCommands(program: Command): void {
   const fs = program.command("fs").description("read and edit files in a workspace's live state");
 
@@ -102,6 +120,28 @@ export function registerFsCommands(program: Command): void {
       "-m, --max-count <n>": "max_count",
     },
     render: renderGrep,
+  });
+
+  registerOp(fs, {
+    name: "query",
+    summary:
+      "rank files for a question or concept (keyword BM25, fused with semantic search when embeddings are configured)",
+    schema: ops.queryArgs,
+    run: ops.query,
+    positionals: { query: "query", path: "path" },
+    flags: {
+      "-m, --mode <mode>": "mode",
+      "--searches <json>": "searches",
+      "--intent <text>": "intent",
+      "-n, --limit <n>": "limit",
+      "--all": "all",
+      "--min-score <score>": "min_score",
+      "--candidate-limit <n>": "candidate_limit",
+      "--rerank <mode>": "rerank",
+      "--explain": "explain",
+      "--chunk-strategy <name>": "chunk_strategy",
+    },
+    render: renderQuery,
   });
 
   registerOp(fs, {
