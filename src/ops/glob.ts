@@ -1,11 +1,10 @@
 // glob: entries below a directory whose name matches a glob pattern.
-import picomatch from "picomatch";
 import { z } from "zod";
-import { AfsError } from "../core/errors.js";
 import { rebase } from "../core/paths.js";
 import type { Stat, Volume } from "../volume/volume.js";
 import { dirPathArg } from "./args.js";
 import { byString, type EntryItem, mustStat, normalizePath, toItem } from "./common.js";
+import { pathGlob } from "./path-glob.js";
 
 export const globArgs = z.strictObject({
   path: dirPathArg.describe('Directory to search below, recursively (default "/").'),
@@ -13,7 +12,7 @@ export const globArgs = z.strictObject({
     .string()
     .min(1)
     .describe(
-      'Glob matched against each entry\'s name (basename), e.g. "*.go", "{Makefile,*.mk}", "test_*.py". Hidden files match too. A pattern containing "/" is matched against the path relative to `path` instead, e.g. "src/**/*.ts".',
+      'Glob matched against each entry\'s name (basename), e.g. "*.go", "{Makefile,*.mk}", "test_*.py". A pattern containing "/" is matched against the whole path relative to `path` instead, with ** for any number of directories: "src/**/*.test.ts" finds src/a.test.ts and src/x/y/b.test.ts. Hidden files and directories match like any other; .gitignore is not applied.',
     ),
   kind: z
     .enum(["file", "dir", "symlink", "any"])
@@ -31,13 +30,7 @@ export interface GlobResult {
 export async function glob(volume: Volume, args: GlobArgs): Promise<GlobResult> {
   const path = normalizePath(args.path ?? "/");
   const kind = args.kind ?? "file";
-  const byPath = args.pattern.includes("/");
-  let isMatch: (s: string) => boolean;
-  try {
-    isMatch = picomatch(byPath ? args.pattern.replace(/^\/+/, "") : args.pattern, { dot: true });
-  } catch (e) {
-    throw new AfsError("INVALID_ARGUMENT", `invalid glob pattern ${JSON.stringify(args.pattern)}: ${String(e)}`);
-  }
+  const { byPath, isMatch } = pathGlob(args.pattern);
   const stat = await mustStat(volume, path);
   const candidates: Stat[] = [];
   if (stat.kind === "dir") {

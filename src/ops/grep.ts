@@ -1,12 +1,21 @@
-// grep: lines matching a pattern in one file or every text file below a directory.
+// grep: lines matching a pattern in one file or every text file below a directory. On a volume with
+// a content index, only the files whose text holds the pattern's required literals are read.
 import { z } from "zod";
 import { AfsError, isAfsError } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
 import type { Volume } from "../volume/volume.js";
 import { dirPathArg } from "./args.js";
-import { byString, normalizePath } from "./common.js";
-import { lineMatcher, type PatternMode } from "./regex.js";
-import { filesToSearch } from "./walk.js";
+import { byString, mustStat, normalizePath } from "./common.js";
+import { decodeCursor, encodeCursor, type GrepCursor, searchFingerprint } from "./grep-cursor.js";
+import { type SelectedLine, scanPlan, selectLines } from "./grep-scan.js";
+import { pathFilter } from "./path-glob.js";
+import type { PatternMode } from "./regex.js";
+
+const globList = z.union([z.string().min(1), z.array(z.string().min(1))]).optional();
+const asList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : typeof v === "string" ? [v] : v);
+
+const contextArg = z.number().int().min(0).max(1000).optional();
 
 export const grepArgs = z.strictObject({
   path: dirPathArg.describe(
@@ -45,6 +54,33 @@ export const grepArgs = z.strictObject({
     .optional()
     .describe("Return the number of selected lines per file (files with none are left out)."),
   max_count: z.number().int().min(1).optional().describe("Stop reading a file after this many selected lines."),
+  context_before: contextArg.describe(
+    "Also return this many lines before each selected line, as `before` (oldest first; fewer at the start of a file).",
+  ),
+  context_after: contextArg.describe(
+    "Also return this many lines after each selected line, as `after` (fewer at the end of a file).",
+  ),
+  include: globList.describe(
+    'Only search files matching one of these globs (a string or a list). A glob with a "/" matches the path relative to `path` ("src/**/*.ts"); one without matches the file name ("*.go").',
+  ),
+  exclude: globList.describe(
+    'Skip files matching any of these globs (a string or a list). A glob without a "/" also skips directories of that name ("node_modules"); one with a "/" matches the path relative to `path` ("docs/**").',
+  ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "Most results to return in all (lines, or files, or counts). When more exist the result says truncated: true and carries a cursor for the next page.",
+    ),
+  cursor: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The cursor of a truncated result: returns the next page. Repeat every other argument unchanged (limit may differ).",
+    ),
 });
 export type GrepArgs = z.infer<typeof grepArgs>;
 
@@ -54,12 +90,29 @@ export interface GrepMatch {
   line: number;
   /** The line without its line ending. */
   text: string;
+  /** With context_before: the lines just before, oldest first (line - before.length … line - 1). */
+  before?: string[];
+  /** With context_after: the lines just after (line + 1 …). */
+  after?: string[];
 }
 
-export type GrepResult =
+/** What grep found, in one of its three output modes. */
+export type GrepItems =
   | { mode: "matches"; matches: GrepMatch[] }
   | { mode: "files"; files: string[] }
   | { mode: "counts"; counts: { path: string; count: number }[] };
+
+export type GrepResult = GrepItems & {
+  /** Present (true) when more results exist than `limit` let through; `cursor` continues. */
+  truncated?: true;
+  cursor?: string;
+};
+
+interface Target {
+  path: string;
+  /** Content hash of a regular file, when the volume knows it without reading. */
+  hash?: Hash;
+}
 
 export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> {
   const path = normalizePath(args.path ?? "/");
@@ -77,7 +130,7 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
     );
   }
   const mode: PatternMode = args.regexp ? "regexp" : args.glob ? "glob" : "fixed";
-  const matches = lineMatcher({
+  const plan = scanPlan({
     pattern: args.pattern,
     mode,
     ignoreCase: args.ignore_case,
@@ -85,45 +138,99 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
     line: args.line_regexp,
   });
   const invert = args.invert_match === true;
-  const limit = args.max_count ?? Number.POSITIVE_INFINITY;
+  const output = args.files_with_matches ? "files" : args.count ? "counts" : "matches";
+  const fingerprint = searchFingerprint({ ...args, limit: undefined, cursor: undefined });
+  const from = args.cursor ? decodeCursor(args.cursor, fingerprint) : null;
+  const limit = args.limit ?? Number.POSITIVE_INFINITY;
+  const maxCount = args.max_count ?? Number.POSITIVE_INFINITY;
 
-  const found: GrepMatch[] = [];
-  const counts: { path: string; count: number }[] = [];
-  const files = (await filesToSearch(volume, path)).sort(byString);
-  for (const file of files) {
-    const text = await readSearchable(volume, file);
-    if (text === null) continue;
-    let selected = 0;
-    const lines = splitForSearch(text);
-    for (let i = 0; i < lines.length && selected < limit; i++) {
-      const line = lines[i] as string;
-      if (matches(line) === invert) continue;
-      selected++;
-      if (!args.count && !args.files_with_matches) found.push({ path: file, line: i + 1, text: line });
-      else if (args.files_with_matches) break;
-    }
-    if (selected > 0) counts.push({ path: file, count: selected });
+  let targets = await searchTargets(volume, path, pathFilter(asList(args.include), asList(args.exclude)));
+  if (from) targets = targets.filter((t) => t.path >= from.path && !(t.path === from.path && from.line === null));
+  const index = volume.textIndex;
+  if (index && !invert && plan.query.op !== "all" && targets.every((t) => t.hash)) {
+    const candidates = await index.candidates(
+      targets.map((t) => t.hash as Hash),
+      plan.query,
+    );
+    targets = targets.filter((t) => candidates.has(t.hash as Hash));
   }
-  if (args.files_with_matches) return { mode: "files", files: counts.map((c) => c.path) };
-  if (args.count) return { mode: "counts", counts };
-  return { mode: "matches", matches: found };
+
+  // One result past the limit is looked for, so truncated means that more really exist.
+  const matches: (GrepMatch & { nth: number })[] = [];
+  const files: string[] = [];
+  const counts: { path: string; count: number }[] = [];
+  const found = () => (output === "matches" ? matches.length : output === "files" ? files.length : counts.length);
+  for (const target of targets) {
+    if (found() > limit) break;
+    const text = await readTarget(volume, target);
+    if (text === null) continue;
+    const resume = from && target.path === from.path ? from : null;
+    const earlier = resume?.selected ?? 0;
+    let nth = earlier;
+    const selected = selectLines(text, plan, {
+      invert,
+      max: output === "files" ? 1 : maxCount - earlier,
+      after: resume?.line ?? 0,
+      contextBefore: output === "matches" ? (args.context_before ?? 0) : 0,
+      contextAfter: output === "matches" ? (args.context_after ?? 0) : 0,
+      onLine: (l: SelectedLine) => {
+        if (output !== "matches") return true;
+        matches.push({ path: target.path, ...l, nth: ++nth });
+        return matches.length <= limit;
+      },
+    });
+    if (selected === 0) continue;
+    if (output === "files") files.push(target.path);
+    else if (output === "counts") counts.push({ path: target.path, count: selected });
+  }
+
+  const truncated = found() > limit;
+  const page = (last: GrepCursor): { truncated?: true; cursor?: string } =>
+    truncated ? { truncated: true, cursor: encodeCursor(last, fingerprint) } : {};
+  if (output === "files") {
+    const kept = files.slice(0, limit);
+    return { mode: "files", files: kept, ...page({ path: kept[kept.length - 1] ?? "", line: null, selected: 0 }) };
+  }
+  if (output === "counts") {
+    const kept = counts.slice(0, limit);
+    const last = kept[kept.length - 1];
+    return { mode: "counts", counts: kept, ...page({ path: last?.path ?? "", line: null, selected: 0 }) };
+  }
+  const kept = matches.slice(0, limit);
+  const last = kept[kept.length - 1];
+  return {
+    mode: "matches",
+    matches: kept.map(({ nth: _, ...m }) => m),
+    ...page({ path: last?.path ?? "", line: last?.line ?? null, selected: last?.nth ?? 0 }),
+  };
+}
+
+/** The files to search, in path order: `path` itself, or the regular files below it that pass `filter`. */
+async function searchTargets(
+  volume: Volume,
+  path: string,
+  filter: ((rel: string) => boolean) | null,
+): Promise<Target[]> {
+  const stat = await mustStat(volume, path);
+  // A file argument is searched itself; a symlink is read through (its own hash is not the content's).
+  if (stat.kind !== "dir") return [stat.kind === "file" && stat.sha256 ? { path, hash: stat.sha256 } : { path }];
+  const prefix = path === "/" ? 1 : path.length + 1;
+  const targets: Target[] = [];
+  // Below a directory only regular files count, and symlinks are not followed (like grep -r).
+  for await (const s of volume.walk(path)) {
+    if (s.kind !== "file" || (filter && !filter(s.path.slice(prefix)))) continue;
+    targets.push(s.sha256 ? { path: s.path, hash: s.sha256 } : { path: s.path });
+  }
+  return targets.sort((a, b) => byString(a.path, b.path));
 }
 
 /** Text of a file to search, or null to skip it (binary, or gone/changed into a directory since the walk). */
-async function readSearchable(volume: Volume, path: string): Promise<string | null> {
+async function readTarget(volume: Volume, target: Target): Promise<string | null> {
+  if (target.hash && volume.textIndex) return volume.textIndex.text(target.hash);
   try {
-    return decodeText(await volume.readFile(path));
+    return decodeText(await volume.readFile(target.path));
   } catch (e) {
     if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return null;
     throw e;
   }
-}
-
-/** Lines without their endings (LF or CRLF) and without a BOM; a final newline adds no line. */
-function splitForSearch(text: string): string[] {
-  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  if (body === "") return [];
-  const lines = body.split(/\r?\n/);
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }

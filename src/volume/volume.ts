@@ -3,6 +3,7 @@
 import type { EntryKind } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
 import type { QueryIndex } from "../search/query-index.js";
+import type { TextIndex } from "../search/text-index.js";
 
 export interface Stat {
   path: string;
@@ -50,6 +51,12 @@ export interface Volume {
    * ranked per query, keyword only.
    */
   readonly queryIndex?: QueryIndex;
+  /**
+   * The content index grep uses to pick candidate files (trigrams keyed by content hash, shared by
+   * every volume of one afs home), and its cache of decoded texts. Absent (a plain directory): grep
+   * reads every file.
+   */
+  readonly textIndex?: TextIndex;
 
   /** lstat semantics: a symlink is reported, not followed. Null when nothing is there. */
   stat(path: string): Promise<Stat | null>;

@@ -9,6 +9,7 @@ import { ChunkIndex, embedderFromEnv } from "../search/chunk-index.js";
 import { IndexDb, indexDbPath } from "../store/index-db.js";
 import { openStore } from "../store/open.js";
 import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
+import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
 import {
@@ -53,6 +54,7 @@ export class Afs {
   private readonly ctx: EngineContext;
   private indexDb: IndexDb | undefined;
   private chunkIndex: ChunkIndex | undefined;
+  private contentIndex: SqliteTextIndex | undefined;
 
   private constructor(
     readonly home: string,
@@ -92,6 +94,12 @@ export class Afs {
       embedder: embedderFromEnv,
     });
     return this.chunkIndex;
+  }
+
+  /** grep's content index (trigrams keyed by content hash) and text cache, shared by every workspace. */
+  get textIndex(): SqliteTextIndex {
+    this.contentIndex ??= new SqliteTextIndex(() => this.searchDb, this.store);
+    return this.contentIndex;
   }
 
   // --- the current workspace -------------------------------------------------------------
@@ -181,6 +189,7 @@ export class Afs {
     await this.requireWorkspace(name);
     return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, name, actor, {
       queryIndex: this.queryIndex,
+      textIndex: this.textIndex,
     });
   }
 

@@ -255,6 +255,30 @@ export function opsContract(name: string, makeVolume: MakeVolume): void {
         ]);
       });
 
+      it("matches patterns with a slash against whole relative paths, ** crossing any depth", async () => {
+        const paths = async (a: Parameters<typeof glob>[1]) => (await glob(volume, a)).items.map((i) => i.path);
+        expect(await paths({ pattern: "**/*.go" })).toEqual([
+          "/cmd/tool/tool.go",
+          "/cmd/tool/tool_test.go",
+          "/main.go",
+        ]);
+        expect(await paths({ pattern: "cmd/**" })).toEqual(["/cmd/tool/tool.go", "/cmd/tool/tool_test.go"]);
+        // Relative to `path`; a leading "/" or "./" means the same.
+        expect(await paths({ path: "/cmd", pattern: "tool/*_test.go" })).toEqual(["/cmd/tool/tool_test.go"]);
+        expect(await paths({ path: "/cmd", pattern: "/tool/*.go" })).toEqual([
+          "/cmd/tool/tool.go",
+          "/cmd/tool/tool_test.go",
+        ]);
+        expect(await paths({ pattern: "./docs/a*" })).toEqual(["/docs/about.txt", "/docs/api.md"]);
+        // Hidden directories and files take part like any other.
+        expect(await paths({ pattern: ".github/*.yml" })).toEqual(["/.github/ci.yml"]);
+        expect(await paths({ pattern: "**/.*" })).toEqual(["/.env"]);
+        expect(await paths({ pattern: "cmd/*", kind: "dir" })).toEqual(["/cmd/tool"]);
+        // A path pattern must match the whole path: "tool/*.go" is not found from "/".
+        expect(await paths({ pattern: "tool/*.go" })).toEqual([]);
+        expect(await paths({ pattern: "*/tool.go" })).toEqual([]);
+      });
+
       it("reports a missing start as NOT_FOUND", async () => {
         expect(await codeOf(glob(volume, { path: "/nowhere", pattern: "*" }))).toBe("NOT_FOUND");
       });
@@ -353,6 +377,88 @@ export function opsContract(name: string, makeVolume: MakeVolume): void {
           "INVALID_ARGUMENT",
         );
         expect(await codeOf(grep(volume, { pattern: "x", path: "/missing" }))).toBe("NOT_FOUND");
+      });
+
+      it("returns context lines before and after each selected line, fewer at the ends of a file", async () => {
+        const r = await grep(volume, { pattern: "TODO", path: "/src", context_before: 1, context_after: 1 });
+        expect(r).toEqual({
+          mode: "matches",
+          matches: [
+            { path: "/src/a.go", line: 2, text: "// TODO: fix a.b", before: ["package a"], after: ["func A() {}"] },
+          ],
+        });
+        const edges = await grep(volume, {
+          pattern: "b",
+          ignore_case: true,
+          path: "/src/b.go",
+          context_before: 3,
+          context_after: 3,
+        });
+        // CRLF endings are not part of context lines either; a final newline starts no extra line.
+        expect(edges.mode === "matches" && edges.matches).toEqual([
+          { path: "/src/b.go", line: 1, text: "package b", before: [], after: ["// todo later", "func B() {}"] },
+          { path: "/src/b.go", line: 3, text: "func B() {}", before: ["package b", "// todo later"], after: [] },
+        ]);
+        const onlyAfter = await grep(volume, { pattern: "axb", context_after: 2 });
+        expect(onlyAfter.mode === "matches" && onlyAfter.matches).toEqual([
+          { path: "/src/a.go", line: 4, text: "var axb = 1", after: [] },
+        ]);
+      });
+
+      it("narrows the files searched with include and exclude globs", async () => {
+        const files = async (a: Omit<Parameters<typeof grep>[1], "pattern">) => {
+          const r = await grep(volume, { pattern: "e", files_with_matches: true, ...a });
+          return r.mode === "files" ? r.files : [];
+        };
+        expect(await files({})).toEqual(["/README.md", "/src/a.go", "/src/b.go"]);
+        expect(await files({ include: "*.go" })).toEqual(["/src/a.go", "/src/b.go"]);
+        expect(await files({ include: ["*.md", "a.*"] })).toEqual(["/README.md", "/src/a.go"]);
+        expect(await files({ include: "src/**", exclude: "b.go" })).toEqual(["/src/a.go"]);
+        // A name without a slash excludes a directory of that name too.
+        expect(await files({ exclude: "src" })).toEqual(["/README.md"]);
+        expect(await files({ exclude: ["*.md", "src/a.*"] })).toEqual(["/src/b.go"]);
+        // Path globs are relative to the search path.
+        expect(await files({ path: "/src", include: "b.*" })).toEqual(["/src/b.go"]);
+        expect(await files({ path: "/src", include: "src/b.*" })).toEqual([]);
+      });
+
+      it("pages with limit and cursor, in path then line order, until nothing is truncated", async () => {
+        const all = await grep(volume, { pattern: "e" });
+        expect(all.mode === "matches" && all.matches.length).toBe(4);
+        expect(all.truncated).toBeUndefined();
+        for (const a of [{}, { files_with_matches: true }, { count: true }, { max_count: 1 }, { context_after: 1 }]) {
+          const whole = await grep(volume, { pattern: "e", ...a });
+          const pages: Awaited<ReturnType<typeof grep>>[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = await grep(volume, { pattern: "e", ...a, limit: 2, cursor });
+            pages.push(page);
+            cursor = page.cursor;
+            expect(page.truncated).toBe(cursor ? true : undefined);
+          } while (cursor && pages.length < 10);
+          const items = (r: Awaited<ReturnType<typeof grep>>): unknown[] =>
+            r.mode === "matches" ? r.matches : r.mode === "files" ? r.files : r.counts;
+          expect(pages.flatMap(items)).toEqual(items(whole));
+          expect(pages.slice(0, -1).every((p) => items(p).length === 2)).toBe(true);
+        }
+      });
+
+      it("keeps counting max_count across pages, and refuses a cursor from another search", async () => {
+        const seen: number[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await grep(volume, { pattern: "a", path: "/src/a.go", max_count: 3, limit: 1, cursor });
+          if (page.mode === "matches") seen.push(...page.matches.map((m) => m.line));
+          cursor = page.cursor;
+        } while (cursor && seen.length < 10);
+        expect(seen).toEqual([1, 2, 4]);
+        const first = await grep(volume, { pattern: "e", limit: 1 });
+        expect(first.cursor).toBeDefined();
+        expect(await codeOf(grep(volume, { pattern: "f", limit: 1, cursor: first.cursor }))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(grep(volume, { pattern: "e", cursor: "not-a-cursor" }))).toBe("INVALID_ARGUMENT");
+        // limit may change between pages.
+        const rest = await grep(volume, { pattern: "e", limit: 10, cursor: first.cursor });
+        expect(rest.mode === "matches" && rest.matches.length).toBe(3);
       });
     });
 

@@ -115,6 +115,60 @@ describe("afs mcp tools", () => {
     expect(dirs.items.map((i) => i.path)).toEqual(["/bin", "/docs", "/src"]);
   });
 
+  it("file_grep returns context, filters paths, and pages past limit with a cursor", async () => {
+    const ctx = await s.call("file_grep", { pattern: "backoff", context_before: 1, context_after: 1, include: "*.ts" });
+    expect(ctx.structuredContent).toEqual({
+      mode: "matches",
+      matches: [
+        {
+          path: "/src/app.ts",
+          line: 4,
+          text: "  // exponential backoff between attempts",
+          before: ["export async function retry(fn) {"],
+          after: ["  return backoff(fn);"],
+        },
+        {
+          path: "/src/app.ts",
+          line: 5,
+          text: "  return backoff(fn);",
+          before: ["  // exponential backoff between attempts"],
+          after: ["}"],
+        },
+      ],
+      truncated: false,
+    });
+    expect(text(ctx)).toBe(
+      [
+        "/src/app.ts-3-export async function retry(fn) {",
+        "/src/app.ts:4:  // exponential backoff between attempts",
+        "/src/app.ts:5:  return backoff(fn);",
+        "/src/app.ts-6-}",
+      ].join("\n"),
+    );
+    expect(await s.ok("file_grep", { pattern: "retry", exclude: ["src"], files_with_matches: true })).toEqual({
+      mode: "files",
+      files: ["/docs/notes.md"],
+      truncated: false,
+    });
+    const first = await s.call("file_grep", { pattern: "e", limit: 2 });
+    const page = first.structuredContent as { matches: { path: string; line: number }[]; cursor?: string };
+    expect(page).toMatchObject({ truncated: true, cursor: expect.any(String) });
+    expect(text(first)).toContain(`pass cursor ${JSON.stringify(page.cursor)}`);
+    const seen = [...page.matches];
+    for (let cursor = page.cursor; cursor; ) {
+      const next = await s.ok<{ matches: { path: string; line: number }[]; cursor?: string }>("file_grep", {
+        pattern: "e",
+        limit: 2,
+        cursor,
+      });
+      seen.push(...next.matches);
+      cursor = next.cursor;
+    }
+    const all = await s.ok<{ matches: { path: string; line: number }[] }>("file_grep", { pattern: "e" });
+    expect(seen).toEqual(all.matches);
+    expect((await s.fail("file_grep", { pattern: "x", cursor: page.cursor })).code).toBe("INVALID_ARGUMENT");
+  });
+
   it("file_grep answers in its three modes", async () => {
     const m = await s.call("file_grep", { pattern: "retry" });
     expect(m.structuredContent).toEqual({

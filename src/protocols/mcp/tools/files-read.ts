@@ -39,17 +39,32 @@ const globOutput = z.object({
   truncated,
 });
 
+const grepPage = {
+  truncated,
+  cursor: z
+    .string()
+    .optional()
+    .describe("Present when truncated: pass it as cursor, with the same other arguments, for the next page."),
+};
 const grepOutput = z.discriminatedUnion("mode", [
   z.object({
     mode: z.literal("matches"),
-    matches: z.array(z.object({ path: z.string(), line: z.number(), text: z.string() })),
-    truncated,
+    matches: z.array(
+      z.object({
+        path: z.string(),
+        line: z.number(),
+        text: z.string(),
+        before: z.array(z.string()).optional().describe("context_before lines, oldest first, ending at line - 1."),
+        after: z.array(z.string()).optional().describe("context_after lines, starting at line + 1."),
+      }),
+    ),
+    ...grepPage,
   }),
-  z.object({ mode: z.literal("files"), files: z.array(z.string()), truncated }),
+  z.object({ mode: z.literal("files"), files: z.array(z.string()), ...grepPage }),
   z.object({
     mode: z.literal("counts"),
     counts: z.array(z.object({ path: z.string(), count: z.number() })),
-    truncated,
+    ...grepPage,
   }),
 ]);
 
@@ -170,7 +185,7 @@ export const fileReadTools: readonly Tool[] = [
     title: "Find files by name",
     family: "file-read",
     description:
-      'Find files (or directories with kind "dir") whose name matches a glob such as "*.go", recursively below path. Use it to discover files by name, not to search contents.',
+      'Find files (or directories with kind "dir") whose name matches a glob such as "*.go", recursively below path; a pattern with a "/" matches the whole relative path instead ("src/**/*.test.ts"). Hidden files are included. Use it to discover files by name, not to search contents.',
     input: onWorkspace(ops.globArgs),
     output: globOutput,
     annotations: READ,
@@ -187,36 +202,23 @@ export const fileReadTools: readonly Tool[] = [
     title: "Search file contents",
     family: "file-read",
     description:
-      "Search text files for lines matching a pattern: a fixed string by default, or a glob or RE2 regexp. Returns matching lines (path, line, text), or only file paths (files_with_matches), or counts per file (count). Use it when you know the exact text; for a concept use file_query.",
+      "Search text files for lines matching a pattern: a fixed string by default, or a glob or RE2 regexp. Returns matching lines (path, line, text, with before/after lines on request), or only file paths (files_with_matches), or counts per file (count), in path then line order. Narrow with include/exclude globs; page with limit and cursor. Use it when you know the exact text; for a concept use file_query.",
     input: onWorkspace(ops.grepArgs),
     output: grepOutput,
     annotations: READ,
     async run(ctx, input) {
       const { volume, args } = await openVolume(ctx, input);
-      const result = await ops.grep(volume, args);
-      switch (result.mode) {
-        case "matches": {
-          const { items, truncated } = capResults(ctx.limits, result.matches);
-          return { mode: "matches" as const, matches: items, truncated };
-        }
-        case "files": {
-          const { items, truncated } = capResults(ctx.limits, result.files);
-          return { mode: "files" as const, files: items, truncated };
-        }
-        case "counts": {
-          const { items, truncated } = capResults(ctx.limits, result.counts);
-          return { mode: "counts" as const, counts: items, truncated };
-        }
-      }
+      // The session's result cap is the most one page may hold; the cursor pages on past it.
+      const limit = Math.min(args.limit ?? ctx.limits.maxResults, ctx.limits.maxResults);
+      const { truncated, cursor, ...result } = await ops.grep(volume, { ...args, limit });
+      return { ...result, truncated: truncated === true, ...(cursor ? { cursor } : {}) };
     },
     text: (r) => {
-      const lines =
-        r.mode === "matches"
-          ? r.matches.map((m) => `${m.path}:${m.line}:${m.text}`)
-          : r.mode === "files"
-            ? r.files
-            : r.counts.map((c) => `${c.path}:${c.count}`);
-      return (lines.length === 0 ? "no matches" : lines.join("\n")) + more(r.truncated);
+      const lines = ops.grepText(r);
+      const next = r.cursor
+        ? `\n(truncated: more results than shown; pass cursor ${JSON.stringify(r.cursor)} with the same arguments for the next page)`
+        : more(r.truncated);
+      return (lines.length === 0 ? "no matches" : lines.join("\n")) + next;
     },
   }),
 

@@ -1,0 +1,49 @@
+// The content index grep uses to pick candidate files: blobs keyed by content hash, each indexed
+// once by the trigrams of its text, asked which blobs may contain some required literals.
+// The store-specific implementation lives under src/store/search/.
+import type { Hash } from "../core/hash.js";
+
+/**
+ * What a matching text must contain: literals (each `folded` with foldText, at least 3 units,
+ * matched without regard to ASCII case) combined with AND / OR. `all` requires nothing.
+ */
+export type LiteralQuery =
+  | { op: "all" }
+  | { op: "lit"; folded: string }
+  | { op: "and"; of: LiteralQuery[] }
+  | { op: "or"; of: LiteralQuery[] };
+
+export interface TextIndexBuild {
+  /** Blobs indexed by this call (already indexed ones are not counted). */
+  indexed: number;
+  /** Bytes of the blobs indexed by this call. */
+  bytes: number;
+  /** Of those, blobs recorded as binary or too large to index (never retried). */
+  skipped: number;
+}
+
+export interface TextIndexStatus {
+  /** Text blobs indexed. */
+  texts: number;
+  /** Blobs recorded as binary (never candidates: grep skips binary files). */
+  binary: number;
+  /** Blobs too large to index (always candidates, so they are scanned). */
+  large: number;
+  /** Bytes of all blobs recorded. */
+  bytes: number;
+}
+
+export type BuildProgress = (done: number, total: number) => void;
+
+export interface TextIndex {
+  /** Indexes every blob among `hashes` that is not indexed yet. */
+  build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild>;
+  /**
+   * The blobs among `hashes` whose text may satisfy `query`: a superset of those that do
+   * (verify before reporting), never missing one. Indexes any blob not indexed yet first.
+   */
+  candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>>;
+  /** A blob's text (decoded UTF-8), or null for binary content; kept in a bounded cache. */
+  text(hash: Hash): Promise<string | null>;
+  status(): Promise<TextIndexStatus>;
+}

@@ -1,0 +1,92 @@
+// The trigram scheme the content index stores and queries: text folded per UTF-16 unit (ASCII
+// letters to lower case, plus the Kelvin sign and long s, which RE2 folds into k and s), every
+// distinct three-unit window of a text written as one short [0-9a-z] token.
+
+const FOLD = new Uint16Array(65536);
+for (let u = 0; u < 65536; u++) FOLD[u] = u;
+for (let u = 0x41; u <= 0x5a; u++) FOLD[u] = u + 32;
+FOLD[0x212a] = 0x6b; // KELVIN SIGN → k
+FOLD[0x17f] = 0x73; // LATIN SMALL LETTER LONG S → s
+
+/** The folded form of a text: the same length, unit for unit, so a substring folds to a substring. */
+export function foldText(text: string): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    const f = FOLD[u] as number;
+    if (f !== u) {
+      out += text.slice(from, i) + String.fromCharCode(f);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
+const ASCII_TOKENS: (string | undefined)[] = new Array(1 << 21);
+
+/** An all-ASCII trigram (21 bits) as five base-36 digits; others as "x" + ten digits, so lengths never collide. */
+function asciiToken(key: number): string {
+  let token = ASCII_TOKENS[key];
+  if (token === undefined) {
+    token = "";
+    for (let k = key, i = 0; i < 5; i++, k = Math.floor(k / 36)) token += DIGITS[k % 36];
+    ASCII_TOKENS[key] = token;
+  }
+  return token;
+}
+
+const wideToken = (key: number): string => `x${key.toString(36).padStart(10, "0")}`;
+
+// Last document each ASCII trigram was seen in: dedupes without a Set (one array write per unit).
+const seenIn = new Int32Array(1 << 21);
+let documentSerial = 0;
+
+/**
+ * The distinct trigram tokens of a text, space-separated (what the index stores for it).
+ * Synchronous and not re-entrant: it shares one scratch table between calls.
+ */
+export function trigramDocument(text: string): string {
+  if (text.length < 3) return "";
+  if (++documentSerial === 0x7fffffff) {
+    seenIn.fill(0);
+    documentSerial = 1;
+  }
+  const serial = documentSerial;
+  const tokens: string[] = [];
+  const wide = new Set<number>();
+  let a = FOLD[text.charCodeAt(0)] as number;
+  let b = FOLD[text.charCodeAt(1)] as number;
+  for (let i = 2; i < text.length; i++) {
+    const c = FOLD[text.charCodeAt(i)] as number;
+    if ((a | b | c) < 128) {
+      const key = (a << 14) | (b << 7) | c;
+      if (seenIn[key] !== serial) {
+        seenIn[key] = serial;
+        tokens.push(asciiToken(key));
+      }
+    } else {
+      wide.add(a * 4294967296 + b * 65536 + c);
+    }
+    a = b;
+    b = c;
+  }
+  for (const key of wide) tokens.push(wideToken(key));
+  return tokens.join(" ");
+}
+
+/** The distinct trigram tokens of an already folded literal (at most `max`, spread across it). */
+export function trigramTokens(folded: string, max = 16): string[] {
+  const tokens = new Set<string>();
+  for (let i = 0; i + 2 < folded.length; i++) {
+    const a = folded.charCodeAt(i);
+    const b = folded.charCodeAt(i + 1);
+    const c = folded.charCodeAt(i + 2);
+    tokens.add((a | b | c) < 128 ? asciiToken((a << 14) | (b << 7) | c) : wideToken(a * 4294967296 + b * 65536 + c));
+  }
+  const all = [...tokens];
+  if (all.length <= max) return all;
+  // Any subset is still required; the ends and an even spread keep it selective.
+  return Array.from({ length: max }, (_, i) => all[Math.round((i * (all.length - 1)) / (max - 1))] as string);
+}

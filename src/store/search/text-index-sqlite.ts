@@ -1,0 +1,228 @@
+// The content index in the index file (afs.index.db): one row per blob hash, and an FTS5 table of
+// each text blob's distinct trigrams (computed in JS, see search/trigrams.ts) as posting lists.
+// Blobs are indexed lazily, in batches, the first time a search has them in scope.
+
+import type Database from "better-sqlite3";
+import { AfsError } from "../../core/errors.js";
+import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
+import { decodeText } from "../../core/text.js";
+import { TextCache, textCacheBudget } from "../../search/text-cache.js";
+import type {
+  BuildProgress,
+  LiteralQuery,
+  TextIndex,
+  TextIndexBuild,
+  TextIndexStatus,
+} from "../../search/text-index.js";
+import { trigramDocument, trigramTokens } from "../../search/trigrams.js";
+import type { IndexDb } from "../index-db.js";
+import type { Store } from "../store.js";
+
+// Version 1. `state` records what indexing found, so binary and huge blobs are never read again.
+// The trigram table is contentless (the text lives in the store) with detail=none and no column
+// sizes: it answers "which rows hold all these tokens", which is all a candidate filter needs.
+const SCHEMA = [
+  `CREATE TABLE text_blobs (
+     id INTEGER PRIMARY KEY,
+     hash TEXT NOT NULL UNIQUE,
+     state INTEGER NOT NULL,
+     bytes INTEGER NOT NULL
+   );
+   CREATE VIRTUAL TABLE text_trigrams USING fts5(
+     grams, content='', tokenize='ascii', detail=none, columnsize=0
+   );`,
+];
+
+enum State {
+  Text = 0,
+  Binary = 1,
+  Large = 2,
+}
+
+interface Known {
+  id: number;
+  state: State;
+}
+
+export interface SqliteTextIndexOptions {
+  /** Blobs larger than this are not indexed (searches scan them). Default 64 MiB. */
+  maxIndexBytes?: number;
+  /** Text cache budget in UTF-16 units; default from AFS_TEXT_CACHE_MB or 64 Mi. */
+  cacheUnits?: number;
+}
+
+/** Bytes of text per indexing transaction: bounds memory, and lets progress move. */
+const BATCH_BYTES = 16 * 1024 * 1024;
+const LOOKUP_CHUNK = 500;
+const MAX_KNOWN = 1_000_000;
+
+export class SqliteTextIndex implements TextIndex {
+  private readonly known = new Map<Hash, Known>();
+  private readonly cache: TextCache;
+  private readonly maxIndexBytes: number;
+  private prepared: ReturnType<typeof prepare> | undefined;
+
+  /** `index` is called on first use, so a volume that never searches never opens the index file. */
+  constructor(
+    private readonly index: () => IndexDb,
+    private readonly store: Store,
+    options: SqliteTextIndexOptions = {},
+  ) {
+    this.cache = new TextCache(options.cacheUnits ?? textCacheBudget());
+    this.maxIndexBytes = options.maxIndexBytes ?? 64 * 1024 * 1024;
+  }
+
+  private get st(): ReturnType<typeof prepare> {
+    if (!this.prepared) {
+      const index = this.index();
+      index.ensureSchema("text", SCHEMA);
+      this.prepared = prepare(index.db);
+    }
+    return this.prepared;
+  }
+
+  async build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild> {
+    const missing = this.lookup([...new Set(hashes)]);
+    const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
+    let batch: { hash: Hash; data: Buffer; text: string | null }[] = [];
+    let batchBytes = 0;
+    const flush = () => {
+      this.write(batch, result);
+      onProgress?.(result.indexed, missing.length);
+      batch = [];
+      batchBytes = 0;
+    };
+    for (const hash of missing) {
+      const data = await this.blob(hash);
+      const text = data.length > this.maxIndexBytes ? null : decodeText(data);
+      batch.push({ hash, data, text });
+      batchBytes += data.length;
+      if (batchBytes >= BATCH_BYTES) flush();
+    }
+    if (batch.length > 0) flush();
+    return result;
+  }
+
+  async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>> {
+    await this.build(hashes);
+    const expression = ftsExpression(query);
+    const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
+    const out = new Set<Hash>();
+    for (const hash of hashes) {
+      const k = this.known.get(hash) ?? this.fetchOne(hash);
+      if (!k) continue;
+      if (k.state === State.Large || (k.state === State.Text && (ids === null || ids.has(k.id)))) out.add(hash);
+    }
+    return out;
+  }
+
+  async text(hash: Hash): Promise<string | null> {
+    const cached = this.cache.get(hash);
+    if (cached !== undefined) return cached;
+    if (this.known.get(hash)?.state === State.Binary) return null;
+    const text = decodeText(await this.blob(hash));
+    if (text !== null) this.cache.set(hash, text);
+    return text;
+  }
+
+  async status(): Promise<TextIndexStatus> {
+    const status: TextIndexStatus = { texts: 0, binary: 0, large: 0, bytes: 0 };
+    for (const row of this.st.status.all() as { state: State; n: number; bytes: number }[]) {
+      if (row.state === State.Text) status.texts = row.n;
+      else if (row.state === State.Binary) status.binary = row.n;
+      else status.large = row.n;
+      status.bytes += row.bytes;
+    }
+    return status;
+  }
+
+  /** Fills `known` for the given hashes from the database; returns those not indexed yet. */
+  private lookup(hashes: readonly Hash[]): Hash[] {
+    const unknown = hashes.filter((h) => !this.known.has(h));
+    if (unknown.length === 0) return [];
+    if (this.known.size + unknown.length > MAX_KNOWN) this.known.clear();
+    for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
+      const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
+      for (const row of this.st.lookup.all(JSON.stringify(chunk)) as { hash: Hash; id: number; state: State }[]) {
+        this.known.set(row.hash, { id: row.id, state: row.state });
+      }
+    }
+    return unknown.filter((h) => !this.known.has(h));
+  }
+
+  private fetchOne(hash: Hash): Known | undefined {
+    const row = this.st.one.get(hash) as Known | undefined;
+    if (row) this.known.set(hash, row);
+    return row;
+  }
+
+  /** One transaction: each blob's row, and its trigrams unless another writer got there first. */
+  private write(batch: readonly { hash: Hash; data: Buffer; text: string | null }[], result: TextIndexBuild): void {
+    const rows = batch.map(({ hash, data, text }) => {
+      const state = text !== null ? State.Text : data.length > this.maxIndexBytes ? State.Large : State.Binary;
+      return { hash, bytes: data.length, state, grams: text !== null ? trigramDocument(text) : "" };
+    });
+    this.st.db
+      .transaction(() => {
+        for (const row of rows) {
+          const inserted = this.st.insertBlob.run(row.hash, row.state, row.bytes);
+          if (inserted.changes === 0) {
+            this.fetchOne(row.hash);
+            continue;
+          }
+          const id = Number(inserted.lastInsertRowid);
+          if (row.state === State.Text && row.grams !== "") this.st.insertGrams.run(id, row.grams);
+          this.known.set(row.hash, { id, state: row.state });
+          result.indexed++;
+          result.bytes += row.bytes;
+          if (row.state !== State.Text) result.skipped++;
+        }
+      })
+      .immediate();
+    // The texts just decoded are what the search is about to verify.
+    for (const { hash, text } of batch) if (text !== null) this.cache.set(hash, text);
+  }
+
+  private async blob(hash: Hash): Promise<Buffer> {
+    if (hash === EMPTY_SHA256) return Buffer.alloc(0);
+    const data = await this.store.getBlob(hash);
+    if (!data) throw new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`);
+    return data;
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    db,
+    lookup: db.prepare<[string]>(
+      "SELECT hash, id, state FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
+    ),
+    one: db.prepare<[string]>("SELECT id, state FROM text_blobs WHERE hash = ?"),
+    insertBlob: db.prepare<[string, number, number]>(
+      "INSERT INTO text_blobs (hash, state, bytes) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+    ),
+    insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
+    match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
+    status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
+  };
+}
+
+/** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
+export function ftsExpression(query: LiteralQuery): string | null {
+  switch (query.op) {
+    case "all":
+      return null;
+    case "lit": {
+      const tokens = trigramTokens(query.folded);
+      return tokens.length === 0 ? null : tokens.map((t) => `"${t}"`).join(" AND ");
+    }
+    case "and": {
+      const parts = query.of.map(ftsExpression).filter((p): p is string => p !== null);
+      return parts.length === 0 ? null : parts.map((p) => `(${p})`).join(" AND ");
+    }
+    case "or": {
+      const parts = query.of.map(ftsExpression);
+      return parts.length === 0 || parts.includes(null) ? null : parts.map((p) => `(${p})`).join(" OR ");
+    }
+  }
+}

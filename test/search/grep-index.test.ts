@@ -1,0 +1,258 @@
+// grep through the content index: results equal a plain line-by-line scan for random corpora and
+// patterns, and the index does each blob's work once (shared across workspaces, edits add one blob).
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeText } from "../../src/core/text.js";
+import { type GrepArgs, type GrepResult, grep } from "../../src/ops/index.js";
+import { lineMatcher } from "../../src/ops/regex.js";
+import type { Volume } from "../../src/volume/volume.js";
+import { Afs } from "../../src/workspace/afs.js";
+import { tempAfs, tempDir } from "../helpers/tmp.js";
+
+/** The reference: every text file split into lines, each tested by the exact matcher. */
+async function scan(volume: Volume, args: GrepArgs): Promise<GrepResult> {
+  const matches = lineMatcher({
+    pattern: args.pattern,
+    mode: args.regexp ? "regexp" : args.glob ? "glob" : "fixed",
+    ignoreCase: args.ignore_case,
+    word: args.word_regexp,
+    line: args.line_regexp,
+  });
+  const paths: string[] = [];
+  for await (const s of volume.walk("/")) if (s.kind === "file") paths.push(s.path);
+  paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const found: { path: string; line: number; text: string; before?: string[]; after?: string[] }[] = [];
+  const counts: { path: string; count: number }[] = [];
+  for (const path of paths) {
+    const text = decodeText(await volume.readFile(path));
+    if (text === null) continue;
+    const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+    const lines = body === "" ? [] : body.split(/\r?\n/);
+    if (lines[lines.length - 1] === "") lines.pop();
+    let selected = 0;
+    for (let i = 0; i < lines.length && selected < (args.max_count ?? Number.POSITIVE_INFINITY); i++) {
+      if (matches(lines[i] as string) === (args.invert_match === true)) continue;
+      selected++;
+      const m: (typeof found)[number] = { path, line: i + 1, text: lines[i] as string };
+      if (args.context_before) m.before = lines.slice(Math.max(0, i - args.context_before), i);
+      if (args.context_after) m.after = lines.slice(i + 1, i + 1 + args.context_after);
+      found.push(m);
+      if (args.files_with_matches) break;
+    }
+    if (selected > 0) counts.push({ path, count: selected });
+  }
+  if (args.files_with_matches) return { mode: "files", files: counts.map((c) => c.path) };
+  if (args.count) return { mode: "counts", counts };
+  return { mode: "matches", matches: found };
+}
+
+/** The same volume without its index: grep's own scanning path. */
+const unindexed = (volume: Volume): Volume =>
+  new Proxy(volume, { get: (target, key) => (key === "textIndex" ? undefined : Reflect.get(target, key, target)) });
+
+// Words with case partners RE2 folds specially (Kelvin sign, long s), non-ASCII, and CR/tab noise.
+const WORDS = [
+  "abc",
+  "ABC",
+  "Abc",
+  "abd",
+  "xyz",
+  "ing",
+  "Testing",
+  "sing",
+  "k",
+  "K",
+  "\u212a",
+  "s",
+  "\u017f",
+  "é",
+  "É",
+  "ß",
+  "foo_bar",
+  "foo",
+  "bar",
+  " ",
+  " ",
+  "\t",
+  "-",
+  ".",
+  "ab",
+  "\r",
+  "zzrare",
+  "ZZRARE",
+  "日本",
+];
+
+const line = fc.array(fc.constantFrom(...WORDS), { maxLength: 7 }).map((ws) => ws.join(""));
+const file = fc.record({
+  lines: fc.array(line, { maxLength: 8 }),
+  crlf: fc.boolean(),
+  bom: fc.boolean(),
+  finalNewline: fc.boolean(),
+  binary: fc.nat(9).map((n) => n === 0),
+});
+const corpus = fc.array(
+  fc.tuple(fc.constantFrom("/a.txt", "/b.md", "/src/c.ts", "/src/d/e.go", "/z.txt", "/src/é.txt"), file),
+  { minLength: 1, maxLength: 6 },
+);
+
+const REGEXES = [
+  "abc",
+  "ab[cd]",
+  "(?i)abc",
+  "\\bing\\b",
+  "[A-Z][a-z]+ing",
+  "\\b[A-Z][a-z]+ing\\b",
+  "foo_?bar",
+  "(foo|bar)+",
+  "^abc",
+  "abc$",
+  "^$",
+  "k",
+  "\\w+\\s\\w+",
+  "zz(rare|RARE)",
+  ".*",
+  "é+",
+  "(?i)é",
+  "x?y?z",
+  "ab{2}",
+  "a.c",
+  "日本",
+  "(?i:k)\u212a",
+  "s{2,}",
+  "^\\s*$",
+  "\\Qab.\\E",
+  "[^a]bc",
+];
+
+const args: fc.Arbitrary<GrepArgs> = fc
+  .record({
+    kind: fc.constantFrom("fixed", "glob", "regexp"),
+    fixed: fc.constantFrom(
+      ...WORDS.filter((w) => w.trim() !== "" && w !== "\r"),
+      "abc ABC",
+      "foo_bar",
+      "zzrare",
+      "ing",
+    ),
+    regex: fc.constantFrom(...REGEXES),
+    ignore_case: fc.boolean(),
+    word_regexp: fc.boolean(),
+    line_regexp: fc.nat(3).map((n) => n === 0),
+    invert_match: fc.nat(3).map((n) => n === 0),
+    output: fc.constantFrom("matches", "matches", "files", "count"),
+    max_count: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+    context_before: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+    context_after: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+  })
+  .map((r) => {
+    const a: GrepArgs = {
+      pattern: r.kind === "regexp" ? r.regex : r.kind === "glob" ? `*${r.fixed}*` : r.fixed,
+      ignore_case: r.ignore_case,
+      invert_match: r.invert_match,
+      line_regexp: r.line_regexp,
+      max_count: r.max_count,
+    };
+    if (r.kind === "regexp") a.regexp = true;
+    if (r.kind === "glob") a.glob = true;
+    else a.word_regexp = r.word_regexp;
+    if (r.output === "files") a.files_with_matches = true;
+    if (r.output === "count") a.count = true;
+    if (r.output === "matches") Object.assign(a, { context_before: r.context_before, context_after: r.context_after });
+    return a;
+  });
+
+describe("grep through the content index", () => {
+  let afs: Afs;
+  let cleanup: () => Promise<void>;
+  let serial = 0;
+  beforeAll(async () => {
+    ({ afs, cleanup } = await tempAfs());
+  });
+  afterAll(() => cleanup());
+
+  it("returns exactly what a full scan returns, for random corpora and patterns (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(corpus, fc.array(args, { minLength: 1, maxLength: 6 }), async (files, searches) => {
+        const name = `p${serial++}`;
+        await afs.createWorkspace(name);
+        const volume = await afs.volume(name);
+        expect(volume.textIndex).toBeDefined();
+        for (const [path, f] of files) {
+          const eol = f.crlf ? "\r\n" : "\n";
+          let text = (f.bom ? "\uFEFF" : "") + f.lines.join(eol) + (f.finalNewline && f.lines.length > 0 ? eol : "");
+          if (f.binary) text = `${text}\0`;
+          await volume.writeFile(path, Buffer.from(text), { op: "write" });
+        }
+        for (const a of searches) {
+          const expected = await scan(volume, a);
+          expect(await grep(volume, a)).toEqual(expected);
+          expect(await grep(unindexed(volume), a)).toEqual(expected);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
+  it("indexes identical content once for every workspace, and an edit re-indexes only the new blob", async () => {
+    const { afs: home, cleanup: done } = await tempAfs();
+    try {
+      const index = home.textIndex;
+      await home.createWorkspace("one");
+      const one = await home.volume("one");
+      for (let i = 0; i < 5; i++) {
+        await one.writeFile(`/f${i}.txt`, Buffer.from(`file ${i} says needle_${i}\n`), { op: "write" });
+      }
+      await one.writeFile("/shared.txt", Buffer.from("shared needle_x\n"), { op: "write" });
+      await one.writeFile("/bin", Buffer.from([0x6e, 0x65, 0x65, 0x00]), { op: "write" });
+      expect(await grep(one, { pattern: "needle_3" })).toMatchObject({ matches: [{ path: "/f3.txt" }] });
+      expect(await index.status()).toMatchObject({ texts: 6, binary: 1 });
+
+      // A fork and a second workspace with the same bytes add nothing to index.
+      await home.forkWorkspace("one", "two");
+      await home.createWorkspace("three");
+      const three = await home.volume("three");
+      await three.writeFile("/elsewhere/copy.txt", Buffer.from("shared needle_x\n"), { op: "write" });
+      expect(await grep(await home.volume("two"), { pattern: "needle_x" })).toMatchObject({
+        matches: [{ path: "/shared.txt" }],
+      });
+      expect(await grep(three, { pattern: "needle_x" })).toMatchObject({ matches: [{ path: "/elsewhere/copy.txt" }] });
+      expect(await index.status()).toMatchObject({ texts: 6, binary: 1 });
+
+      // One edit: one new blob to index, found at once; the old text stays indexed for the fork.
+      await one.writeFile("/f2.txt", Buffer.from("file 2 now says fresh_word\n"), { op: "write" });
+      expect(await grep(one, { pattern: "fresh_word" })).toMatchObject({ matches: [{ path: "/f2.txt", line: 1 }] });
+      expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
+      expect(await grep(one, { pattern: "needle_2" })).toEqual({ mode: "matches", matches: [] });
+      expect(await grep(await home.volume("two"), { pattern: "needle_2" })).toMatchObject({
+        matches: [{ path: "/f2.txt" }],
+      });
+      expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
+    } finally {
+      await done();
+    }
+  });
+
+  it("keeps the index on disk: a new process indexes nothing again", async () => {
+    const { dir, cleanup: done } = await tempDir("afs-home-");
+    try {
+      const first = await Afs.open({ home: dir, actor: "test" });
+      await first.createWorkspace("w");
+      const v = await first.volume("w");
+      await v.writeFile("/a.txt", Buffer.from("alpha beta gamma\n"), { op: "write" });
+      await v.writeFile("/b.txt", Buffer.from("delta epsilon\n"), { op: "write" });
+      const hashes: string[] = [];
+      for await (const s of v.walk("/")) if (s.sha256) hashes.push(s.sha256);
+      expect(await first.textIndex.build(hashes)).toEqual({ indexed: 2, bytes: 31, skipped: 0 });
+      await first.close();
+      const again = await Afs.open({ home: dir, actor: "test" });
+      expect(await again.textIndex.build(hashes)).toEqual({ indexed: 0, bytes: 0, skipped: 0 });
+      expect(await grep(await again.volume("w"), { pattern: "EPSILON", ignore_case: true })).toMatchObject({
+        matches: [{ path: "/b.txt", line: 1, text: "delta epsilon" }],
+      });
+      await again.close();
+    } finally {
+      await done();
+    }
+  });
+});
