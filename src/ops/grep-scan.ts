@@ -12,6 +12,11 @@ export interface ScanPlan {
   matches: (line: string) => boolean;
   /** Offset of the next place at or after `from` where a line that may match has its required text, or -1. Null: every line may match. */
   next: ((text: string, from: number) => number) | null;
+  /**
+   * When above 0, `next` finds the pattern itself (a fixed string, no word or line condition) and
+   * this is its length: a hit that ends within a line's text is a match without asking `matches`.
+   */
+  exactLength: number;
   /** A whole-text test that is never false for a text with a matching line; null when none is cheap and safe. */
   mayMatch: ((text: string) => boolean) | null;
   /** What the content index is asked for. */
@@ -30,7 +35,15 @@ export function scanPlan(o: MatcherOptions): ScanPlan {
     const whole = RE2JS.compile(inner, o.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
     mayMatch = (text) => whole.test(text);
   }
-  return { matches, next: finder(facts.required), mayMatch, query: toQuery(facts.required) };
+  const r = facts.required;
+  const whole = o.mode === "fixed" && !o.word && !o.line && r.op === "lit" && r.lit.key.length === o.pattern.length;
+  return {
+    matches,
+    next: finder(r),
+    exactLength: whole ? o.pattern.length : 0,
+    mayMatch,
+    query: toQuery(r),
+  };
 }
 
 function toQuery(r: Required): LiteralQuery {
@@ -129,7 +142,10 @@ export function selectLines(text: string, plan: ScanPlan, o: SelectOptions): num
       }
       const nl = body.indexOf("\n", Math.max(hit, start));
       const end = nl === -1 ? body.length : nl;
-      if (no > o.after && plan.matches(lineText(body, start, end)) && !emit(no, start, end)) break;
+      const textEnd = nl > start && body.charCodeAt(nl - 1) === 13 ? nl - 1 : end;
+      const isMatch =
+        plan.exactLength > 0 && hit + plan.exactLength <= textEnd ? true : plan.matches(lineText(body, start, end));
+      if (no > o.after && isMatch && !emit(no, start, end)) break;
       if (nl === -1) break;
       start = nl + 1;
       no++;

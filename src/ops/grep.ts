@@ -4,7 +4,7 @@ import { z } from "zod";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
-import type { Volume } from "../volume/volume.js";
+import type { Stat, Volume } from "../volume/volume.js";
 import { dirPathArg } from "./args.js";
 import { byString, mustStat, normalizePath } from "./common.js";
 import { decodeCursor, encodeCursor, type GrepCursor, searchFingerprint } from "./grep-cursor.js";
@@ -108,11 +108,8 @@ export type GrepResult = GrepItems & {
   cursor?: string;
 };
 
-interface Target {
-  path: string;
-  /** Content hash of a regular file, when the volume knows it without reading. */
-  hash?: Hash;
-}
+/** A file to search: its path, and its content hash when the volume knows it without reading. */
+type Target = Pick<Stat, "path" | "sha256">;
 
 export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> {
   const path = normalizePath(args.path ?? "/");
@@ -147,13 +144,15 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   let targets = await searchTargets(volume, path, pathFilter(asList(args.include), asList(args.exclude)));
   if (from) targets = targets.filter((t) => t.path >= from.path && !(t.path === from.path && from.line === null));
   const index = volume.textIndex;
-  if (index && !invert && plan.query.op !== "all" && targets.every((t) => t.hash)) {
+  if (index && !invert && plan.query.op !== "all" && targets.every((t) => t.sha256)) {
     const candidates = await index.candidates(
-      targets.map((t) => t.hash as Hash),
+      targets.map((t) => t.sha256 as Hash),
       plan.query,
     );
-    targets = targets.filter((t) => candidates.has(t.hash as Hash));
+    targets = targets.filter((t) => candidates.has(t.sha256 as Hash));
   }
+  // Sorted after the index has narrowed them: usually far fewer than were walked.
+  targets.sort((a, b) => byString(a.path, b.path));
 
   // One result past the limit is looked for, so truncated means that more really exist.
   const matches: (GrepMatch & { nth: number })[] = [];
@@ -205,7 +204,7 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   };
 }
 
-/** The files to search, in path order: `path` itself, or the regular files below it that pass `filter`. */
+/** The files to search, in no particular order: `path` itself, or the regular files below it that pass `filter`. */
 async function searchTargets(
   volume: Volume,
   path: string,
@@ -213,20 +212,19 @@ async function searchTargets(
 ): Promise<Target[]> {
   const stat = await mustStat(volume, path);
   // A file argument is searched itself; a symlink is read through (its own hash is not the content's).
-  if (stat.kind !== "dir") return [stat.kind === "file" && stat.sha256 ? { path, hash: stat.sha256 } : { path }];
+  if (stat.kind !== "dir") return [stat.kind === "file" ? stat : { path }];
   const prefix = path === "/" ? 1 : path.length + 1;
   const targets: Target[] = [];
   // Below a directory only regular files count, and symlinks are not followed (like grep -r).
   for await (const s of volume.walk(path)) {
-    if (s.kind !== "file" || (filter && !filter(s.path.slice(prefix)))) continue;
-    targets.push(s.sha256 ? { path: s.path, hash: s.sha256 } : { path: s.path });
+    if (s.kind === "file" && (!filter || filter(s.path.slice(prefix)))) targets.push(s);
   }
-  return targets.sort((a, b) => byString(a.path, b.path));
+  return targets;
 }
 
 /** Text of a file to search, or null to skip it (binary, or gone/changed into a directory since the walk). */
 async function readTarget(volume: Volume, target: Target): Promise<string | null> {
-  if (target.hash && volume.textIndex) return volume.textIndex.text(target.hash);
+  if (target.sha256 && volume.textIndex) return volume.textIndex.text(target.sha256);
   try {
     return decodeText(await volume.readFile(target.path));
   } catch (e) {

@@ -82,37 +82,26 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   async build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild> {
-    const missing = this.lookup([...new Set(hashes)]);
-    const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
-    let batch: { hash: Hash; data: Buffer; text: string | null }[] = [];
-    let batchBytes = 0;
-    const flush = () => {
-      this.write(batch, result);
-      onProgress?.(result.indexed, missing.length);
-      batch = [];
-      batchBytes = 0;
-    };
-    for (const hash of missing) {
-      const data = await this.blob(hash);
-      const text = data.length > this.maxIndexBytes ? null : decodeText(data);
-      batch.push({ hash, data, text });
-      batchBytes += data.length;
-      if (batchBytes >= BATCH_BYTES) flush();
-    }
-    if (batch.length > 0) flush();
-    return result;
+    return this.indexMissing(this.lookup(this.unknown(hashes)), onProgress);
   }
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>> {
-    await this.build(hashes);
+    // One pass over the scope: a warm process knows every hash already and indexes nothing.
+    const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
+    if (known.includes(undefined)) {
+      await this.indexMissing(this.lookup(this.unknown(hashes)));
+      hashes.forEach((h, i) => {
+        known[i] ??= this.known.get(h) ?? this.fetchOne(h);
+      });
+    }
     const expression = ftsExpression(query);
     const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
     const out = new Set<Hash>();
-    for (const hash of hashes) {
-      const k = this.known.get(hash) ?? this.fetchOne(hash);
-      if (!k) continue;
-      if (k.state === State.Large || (k.state === State.Text && (ids === null || ids.has(k.id)))) out.add(hash);
-    }
+    known.forEach((k, i) => {
+      if (k && (k.state === State.Large || (k.state === State.Text && (ids === null || ids.has(k.id))))) {
+        out.add(hashes[i] as Hash);
+      }
+    });
     return out;
   }
 
@@ -136,9 +125,15 @@ export class SqliteTextIndex implements TextIndex {
     return status;
   }
 
-  /** Fills `known` for the given hashes from the database; returns those not indexed yet. */
-  private lookup(hashes: readonly Hash[]): Hash[] {
-    const unknown = hashes.filter((h) => !this.known.has(h));
+  /** The distinct hashes not in memory yet (usually none: a search in a warm process). */
+  private unknown(hashes: Iterable<Hash>): Hash[] {
+    const out = new Set<Hash>();
+    for (const h of hashes) if (!this.known.has(h)) out.add(h);
+    return [...out];
+  }
+
+  /** Fills `known` for these hashes from the database; returns those not indexed yet. */
+  private lookup(unknown: readonly Hash[]): Hash[] {
     if (unknown.length === 0) return [];
     if (this.known.size + unknown.length > MAX_KNOWN) this.known.clear();
     for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
@@ -148,6 +143,28 @@ export class SqliteTextIndex implements TextIndex {
       }
     }
     return unknown.filter((h) => !this.known.has(h));
+  }
+
+  /** Reads, decodes and indexes these blobs, in transactions of about BATCH_BYTES. */
+  private async indexMissing(missing: readonly Hash[], onProgress?: BuildProgress): Promise<TextIndexBuild> {
+    const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
+    let batch: { hash: Hash; data: Buffer; text: string | null }[] = [];
+    let batchBytes = 0;
+    const flush = () => {
+      this.write(batch, result);
+      onProgress?.(result.indexed, missing.length);
+      batch = [];
+      batchBytes = 0;
+    };
+    for (const hash of missing) {
+      const data = await this.blob(hash);
+      const text = data.length > this.maxIndexBytes ? null : decodeText(data);
+      batch.push({ hash, data, text });
+      batchBytes += data.length;
+      if (batchBytes >= BATCH_BYTES) flush();
+    }
+    if (batch.length > 0) flush();
+    return result;
   }
 
   private fetchOne(hash: Hash): Known | undefined {
