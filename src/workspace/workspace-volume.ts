@@ -93,16 +93,24 @@ export class WorkspaceVolume implements Volume {
       }
       const out: Stat[] = [];
       const visit = async (dir: string, base: Entry, depth: number): Promise<void> => {
-        const merged = new Map(await this.trees.get(base.hash));
-        for (const row of rowsByDir.get(dir) ?? []) {
-          const name = baseName(row.path);
-          if (row.entry) merged.set(name, row.entry);
-          else merged.delete(name);
+        // A stored tree is already in name order; only a directory with live rows needs a merged copy.
+        let merged: ReadonlyMap<string, Entry> = await this.trees.get(base.hash);
+        let names: Iterable<string> = merged.keys();
+        const rows = rowsByDir.get(dir);
+        if (rows) {
+          const copy = new Map(merged);
+          for (const row of rows) {
+            const name = baseName(row.path);
+            if (row.entry) copy.set(name, row.entry);
+            else copy.delete(name);
+          }
+          merged = copy;
+          names = [...copy.keys()].sort();
         }
-        for (const name of [...merged.keys()].sort()) {
+        for (const name of names) {
           const e = merged.get(name) as Entry;
           const child = joinPath(dir, name);
-          out.push(await this.toStat(child, e));
+          out.push(e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, name, e));
           if (e.kind === "dir" && depth < maxDepth) await visit(child, e, depth + 1);
         }
       };
@@ -308,11 +316,17 @@ export class WorkspaceVolume implements Volume {
   }
 
   private async toStat(path: string, e: Entry): Promise<Stat> {
-    const stat: Stat = { path, name: baseName(path), kind: e.kind, size: e.size, mode: e.mode, mtime: e.mtime };
-    if (e.kind !== "dir") stat.sha256 = e.hash;
+    const stat = plainStat(path, baseName(path), e);
     if (e.kind === "symlink") stat.target = (await this.blob(e.hash)).toString("utf8");
     return stat;
   }
+}
+
+/** A Stat from a tree entry, without a symlink's target (which needs a read). */
+function plainStat(path: string, name: string, e: Entry): Stat {
+  const stat: Stat = { path, name, kind: e.kind, size: e.size, mode: e.mode, mtime: e.mtime };
+  if (e.kind !== "dir") stat.sha256 = e.hash;
+  return stat;
 }
 
 function checkExpectation(path: string, current: Entry | null, expect: Hash | null | undefined): void {
