@@ -46,4 +46,6 @@ export interface TextIndex {
   /** A blob's text (decoded UTF-8), or null for binary content; kept in a bounded cache. */
   text(hash: Hash): Promise<string | null>;
   status(): Promise<TextIndexStatus>;
+  /** Forgets everything indexed (for a rebuild); the next search or build indexes afresh. */
+  clear(): Promise<void>;
 }

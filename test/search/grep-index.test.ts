@@ -247,6 +247,13 @@ describe("grep through the content index", () => {
       await first.close();
       const again = await Afs.open({ home: dir, actor: "test" });
       expect(await again.textIndex.build(hashes)).toEqual({ indexed: 0, bytes: 0, skipped: 0 });
+      // A cleared index starts again from nothing, and searches still find everything.
+      await again.textIndex.clear();
+      expect(await again.textIndex.status()).toMatchObject({ texts: 0, binary: 0 });
+      expect(await grep(await again.volume("w"), { pattern: "gamma" })).toMatchObject({
+        matches: [{ path: "/a.txt" }],
+      });
+      expect(await again.textIndex.status()).toMatchObject({ texts: 2 });
       expect(await grep(await again.volume("w"), { pattern: "EPSILON", ignore_case: true })).toMatchObject({
         matches: [{ path: "/b.txt", line: 1, text: "delta epsilon" }],
       });

@@ -125,6 +125,16 @@ export class SqliteTextIndex implements TextIndex {
     return status;
   }
 
+  async clear(): Promise<void> {
+    const st = this.st;
+    st.db
+      .transaction(() => {
+        st.db.exec("DELETE FROM text_blobs; INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');");
+      })
+      .immediate();
+    this.known.clear();
+  }
+
   /** The distinct hashes not in memory yet (usually none: a search in a warm process). */
   private unknown(hashes: Iterable<Hash>): Hash[] {
     const out = new Set<Hash>();
