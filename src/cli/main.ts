@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { VERSION } from "../workspace/afs.js";
 import { registerCheckpointCommands } from "./commands/cp.js";
 import { registerFsCommands } from "./commands/fs.js";
+import { registerIndexCommands } from "./commands/index.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerServe } from "./commands/serve.js";
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerWorkspaceCommands(program);
   registerCheckpointCommands(program);
   registerFsCommands(program);
+  registerIndexCommands(program);
   registerMaintenanceCommands(program);
   registerMcp(program);
   registerServe(program);

@@ -1,0 +1,92 @@
+// `afs index status|build|rebuild`: the search indexes (file_query's chunks and vectors, file_grep's
+// content index) against the workspaces' live files. Without -w, every workspace.
+import type { Command } from "commander";
+import { buildIndexes, type IndexStatus, indexStatus } from "../../workspace/search-indexes.js";
+import { globals, withAfs } from "../context.js";
+import { bytes, emit, type JsonFlag, plural, table } from "../output.js";
+import { type ProgressBar, progressBar } from "../progress.js";
+import { leaf } from "./leaf.js";
+
+interface BuildFlags extends JsonFlag {
+  embeddings?: boolean;
+}
+
+const STAGES = { chunks: "chunking", text: "content index", vectors: "embedding" } as const;
+
+function renderStatus(s: IndexStatus): string[] {
+  const vectors = s.provider !== null;
+  const row = (name: string, c: IndexStatus["total"]): string[] => [
+    name,
+    String(c.files),
+    `${c.blobs} (${bytes(c.bytes)})`,
+    `${c.chunked}/${c.blobs}`,
+    String(c.chunks),
+    ...(vectors ? [`${c.vectors ?? 0}/${c.chunks}`] : []),
+  ];
+  return [
+    `index file  ${s.index_file} (${bytes(s.index_bytes)})`,
+    `embeddings  ${s.provider ?? `none: ${s.provider_note ?? ""}`}`,
+    "",
+    ...table(
+      ["WORKSPACE", "FILES", "CONTENTS", "CHUNKED", "CHUNKS", ...(vectors ? ["VECTORS"] : [])],
+      [...s.workspaces.map((w) => row(w.name, w)), ...(s.workspaces.length > 1 ? [row("(all)", s.total)] : [])],
+    ),
+    "",
+    `stored: ${plural(s.stored.blobs, "content")} chunked into ${plural(s.stored.chunks, "chunk")}${vectors ? `, ${plural(s.stored.vectors ?? 0, "vector")}` : ""}; grep's content index: ${plural(s.text.texts, "text")}, ${s.text.binary} binary, ${s.text.large} too large (${bytes(s.text.bytes)})`,
+  ];
+}
+
+export function registerIndexCommands(program: Command): void {
+  const index = program
+    .command("index")
+    .description("show and build the search indexes (file_query chunks and vectors, file_grep content index)");
+
+  leaf(index, "status", "what the indexes hold against the workspaces' live files (all workspaces unless -w)")
+    .option("-w, --workspace <name>", "only this workspace")
+    .action((flags: JsonFlag, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        const names = globals(cmd).workspace ? [globals(cmd).workspace as string] : [];
+        emit(flags, await indexStatus(afs, names), renderStatus);
+      }),
+    );
+
+  for (const [name, rebuild, summary] of [
+    ["build", false, "index what is missing: chunks and grep's content index (and vectors with --embeddings)"],
+    ["rebuild", true, "drop the chunk and content indexes (and with --embeddings the vectors), then build"],
+  ] as const) {
+    leaf(index, name, summary)
+      .option("-w, --workspace <name>", "only this workspace's files (default: every workspace)")
+      .option("--embeddings", "also compute missing vectors with the configured embedding provider")
+      .action((flags: BuildFlags, cmd: Command) =>
+        withAfs(cmd, async (afs) => {
+          const names = globals(cmd).workspace ? [globals(cmd).workspace as string] : [];
+          const bars = new Map<string, ProgressBar>();
+          let current: ProgressBar | undefined;
+          const result = await buildIndexes(afs, names, {
+            embeddings: flags.embeddings,
+            rebuild,
+            onProgress: (stage, done, total) => {
+              let bar = bars.get(stage);
+              if (!bar) {
+                current?.stop();
+                bar = progressBar(STAGES[stage], stage === "vectors" ? String : bytes);
+                bars.set(stage, bar);
+                current = bar;
+              }
+              bar.update?.(done, total);
+            },
+          }).finally(() => current?.stop());
+          emit(flags, result, (r) => [
+            `${plural(r.workspaces.length, "workspace")}: ${plural(r.blobs, "distinct content")} (${bytes(r.bytes)})`,
+            `chunks: ${r.chunks.blobs_added} contents chunked in ${(r.chunks.ms / 1000).toFixed(1)} s`,
+            `content index: ${r.text.indexed} contents (${bytes(r.text.bytes)}) indexed in ${(r.text.ms / 1000).toFixed(1)} s`,
+            ...(r.vectors
+              ? [
+                  `vectors: ${r.vectors.embedded} chunks embedded by ${r.vectors.provider} in ${(r.vectors.ms / 1000).toFixed(1)} s`,
+                ]
+              : []),
+          ]);
+        }),
+      );
+  }
+}

@@ -1,0 +1,175 @@
+// Driving the search indexes for `afs index`: what they hold against what the workspaces hold,
+// and building what is missing (query chunks, grep's content index, and on request vectors).
+// Both indexes are keyed by content hash, so each distinct blob is indexed once for all workspaces.
+import { statSync } from "node:fs";
+import { AfsError } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
+import type { ChunkStrategy } from "../search/chunks.js";
+import type { Progress, ScopeFile } from "../search/query-index.js";
+import type { TextIndexStatus } from "../search/text-index.js";
+import type { Afs } from "./afs.js";
+
+/** The strategy `afs index` builds: the default of file_query. */
+const STRATEGY: ChunkStrategy = "auto";
+
+export interface WorkspaceCoverage {
+  name: string;
+  files: number;
+  /** Distinct contents among the files. */
+  blobs: number;
+  bytes: number;
+  /** Of the blobs, those chunked. */
+  chunked: number;
+  chunks: number;
+  /** Chunks with a vector from the configured provider (absent without one). */
+  vectors?: number;
+}
+
+export interface IndexStatus {
+  index_file: string;
+  index_bytes: number;
+  /** The embedding provider's id, or null with why semantic search is off. */
+  provider: string | null;
+  provider_note?: string;
+  workspaces: WorkspaceCoverage[];
+  /** The workspaces together (a blob several hold counts once). */
+  total: Omit<WorkspaceCoverage, "name">;
+  /** The whole index, including contents no workspace holds any more. */
+  stored: { blobs: number; chunks: number; vectors?: number };
+  text: TextIndexStatus;
+}
+
+export interface BuildOptions {
+  embeddings?: boolean;
+  /** Drop the chunk index and grep's content index first (with `embeddings`, the vectors too). */
+  rebuild?: boolean;
+  onProgress?: (stage: "chunks" | "text" | "vectors", done: number, total: number) => void;
+}
+
+export interface BuildResult {
+  workspaces: string[];
+  blobs: number;
+  bytes: number;
+  chunks: { ms: number; blobs_added: number };
+  text: { ms: number; indexed: number; bytes: number };
+  vectors?: { ms: number; provider: string; embedded: number };
+}
+
+/** The live files of each workspace named (all when none is). */
+async function liveFiles(afs: Afs, names: readonly string[]): Promise<Map<string, ScopeFile[]>> {
+  const chosen = names.length > 0 ? names : (await afs.listWorkspaces()).map((w) => w.name);
+  const out = new Map<string, ScopeFile[]>();
+  for (const name of chosen) {
+    const files: ScopeFile[] = [];
+    for await (const s of (await afs.volume(name)).walk("/")) {
+      if (s.kind === "file" && s.sha256) files.push({ path: s.path, size: s.size, hash: s.sha256 });
+    }
+    out.set(name, files);
+  }
+  return out;
+}
+
+/** One file per distinct content. */
+function distinct(files: Iterable<ScopeFile>): ScopeFile[] {
+  const byHash = new Map<Hash, ScopeFile>();
+  for (const f of files) if (f.hash && !byHash.has(f.hash)) byHash.set(f.hash, f);
+  return [...byHash.values()];
+}
+
+const fileBytes = (path: string): number => {
+  let total = 0;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      total += statSync(path + suffix).size;
+    } catch {
+      // not there
+    }
+  }
+  return total;
+};
+
+export async function indexStatus(afs: Afs, names: readonly string[] = []): Promise<IndexStatus> {
+  const index = afs.queryIndex;
+  const embedder = await index.embedder();
+  const provider = embedder.provider ?? undefined;
+  const byWorkspace = await liveFiles(afs, names);
+  const coverage = async (name: string, files: ScopeFile[]): Promise<WorkspaceCoverage> => {
+    const unique = distinct(files);
+    const c = await index.coverage(STRATEGY, new Set(unique.map((f) => f.hash as Hash)), provider);
+    return {
+      name,
+      files: files.length,
+      blobs: unique.length,
+      bytes: unique.reduce((sum, f) => sum + f.size, 0),
+      chunked: c.chunked,
+      chunks: c.chunks,
+      ...(provider ? { vectors: c.vectors } : {}),
+    };
+  };
+  const workspaces: WorkspaceCoverage[] = [];
+  for (const [name, files] of byWorkspace) workspaces.push(await coverage(name, files));
+  const { name: _, ...total } = await coverage("", [...byWorkspace.values()].flat());
+  return {
+    index_file: afs.searchDb.path,
+    index_bytes: fileBytes(afs.searchDb.path),
+    provider: provider?.id ?? null,
+    ...(embedder.provider ? {} : { provider_note: embedder.message }),
+    workspaces,
+    total,
+    stored: await index.stats(STRATEGY, provider?.id),
+    text: await afs.textIndex.status(),
+  };
+}
+
+export async function buildIndexes(
+  afs: Afs,
+  names: readonly string[],
+  options: BuildOptions = {},
+): Promise<BuildResult> {
+  const index = afs.queryIndex;
+  const provider = options.embeddings ? await index.embedder() : undefined;
+  if (provider && !provider.provider) {
+    throw new AfsError("INVALID_ARGUMENT", `--embeddings needs an embedding provider: ${provider.message}`);
+  }
+  const byWorkspace = await liveFiles(afs, names);
+  const files = distinct([...byWorkspace.values()].flat());
+  const progress = (stage: "chunks" | "text" | "vectors"): Progress | undefined =>
+    options.onProgress ? (done, total) => options.onProgress?.(stage, done, total) : undefined;
+  if (options.rebuild) {
+    await index.drop({ vectors: options.embeddings === true });
+    await afs.textIndex.clear();
+  }
+
+  const before = (await index.stats(STRATEGY)).blobs;
+  let start = performance.now();
+  await index.prepare(files, STRATEGY, progress("chunks"));
+  const chunks = {
+    ms: Math.round(performance.now() - start),
+    blobs_added: (await index.stats(STRATEGY)).blobs - before,
+  };
+
+  start = performance.now();
+  const built = await afs.textIndex.build(
+    files.map((f) => f.hash as Hash),
+    progress("text"),
+  );
+  const text = { ms: Math.round(performance.now() - start), indexed: built.indexed, bytes: built.bytes };
+
+  const result: BuildResult = {
+    workspaces: [...byWorkspace.keys()],
+    blobs: files.length,
+    bytes: files.reduce((sum, f) => sum + f.size, 0),
+    chunks,
+    text,
+  };
+  if (provider?.provider) {
+    const p = provider.provider;
+    start = performance.now();
+    const scope = new Set(files.map((f) => f.hash as Hash));
+    const before = (await index.stats(STRATEGY, p.id)).vectors ?? 0;
+    await index.embed(p, STRATEGY, scope, { onProgress: progress("vectors") });
+    const after = (await index.stats(STRATEGY, p.id)).vectors ?? 0;
+    result.vectors = { ms: Math.round(performance.now() - start), provider: p.id, embedded: after - before };
+  }
+  return result;
+}
