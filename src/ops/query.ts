@@ -50,7 +50,9 @@ export const queryArgs = z.strictObject({
     .int()
     .min(1)
     .optional()
-    .describe("Files each search hands to fusion (default max(limit, 50)); larger finds more agreement, slower."),
+    .describe(
+      "Files each search hands to fusion (default max(limit, 50)); larger finds more agreement, slower. With a single search it caps the results.",
+    ),
   rerank: z
     .enum(["auto", "none"])
     .optional()
@@ -134,7 +136,13 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
   }
 
   const limit = Math.min(args.all ? Number.POSITIVE_INFINITY : (args.limit ?? 10), options.maxResults ?? Infinity);
-  const candidates = args.all ? Number.POSITIVE_INFINITY : Math.max(args.candidate_limit ?? 50, args.limit ?? 10);
+  // One search needs no more candidates than results; fusion looks deeper for agreement.
+  const wanted = args.limit ?? 10;
+  const candidates = args.all
+    ? Number.POSITIVE_INFINITY
+    : searches.length === 1
+      ? (args.candidate_limit ?? wanted)
+      : Math.max(args.candidate_limit ?? 50, wanted);
   const files = await index.prepare(scope, strategy);
   const ranked = await rankedSearch({
     index,

@@ -3,18 +3,16 @@ import { bm25Rank } from "./bm25.js";
 import { parseKeywordQuery, tokenize } from "./tokens.js";
 
 describe("tokenize", () => {
-  it("splits identifiers into words and keeps the whole identifier first", () => {
-    expect(tokenize("parseConfig HTTPServer snake_case x2 plain")).toEqual([
-      "parseconfig",
+  it("splits identifiers into their parts", () => {
+    expect(tokenize("parseConfig HTTPServer snake_case x2Y plain")).toEqual([
       "parse",
       "config",
-      "httpserver",
       "http",
       "server",
-      "snakecase",
       "snake",
       "case",
       "x2",
+      "y",
       "plain",
     ]);
     expect(tokenize("Straße café — ünïcödé")).toEqual(["straße", "café", "ünïcödé"]);
@@ -28,9 +26,13 @@ describe("parseKeywordQuery", () => {
       phrases: [["retry", "backoff"]],
       excludes: [["test"], ["dead", "code"]],
     });
-    expect(parseKeywordQuery("parseConfig")).toEqual({
-      terms: ["parseconfig", "parse", "config"],
-      phrases: [],
+    // An identifier also looks for its parts in order, so the exact name ranks first.
+    expect(parseKeywordQuery("parseConfig load_file")).toEqual({
+      terms: ["parse", "config", "load", "file"],
+      phrases: [
+        ["parse", "config"],
+        ["load", "file"],
+      ],
       excludes: [],
     });
   });

@@ -1,6 +1,6 @@
-// Words for keyword search: identifiers split into their parts (parseConfig → parse config) plus
-// the whole identifier, lowercased, so natural-language queries and exact identifiers both match.
-// The same functions tokenize documents and queries, whichever index ranks them.
+// Words for keyword search: identifiers split into their lowercase parts (parseConfig → parse
+// config), so natural-language queries find code; a query's identifier also searches the phrase of
+// its parts, so the exact name ranks first. The same functions serve documents and queries.
 
 /** Words too common to rank by; dropped from queries (documents keep them, for phrases). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -18,18 +18,51 @@ export function identifierParts(word: string): string[] {
   return split.toLowerCase().match(PART) ?? [];
 }
 
-/**
- * Tokens of a text in order. An identifier with several parts yields the joined whole first, then
- * the parts ("parseConfig" → parseconfig parse config), so a phrase of parts still matches in order.
- */
+/** Tokens of a text in order: each identifier's parts ("parseConfig HTTPServer" → parse config http server). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   for (const word of text.match(IDENTIFIER) ?? []) {
-    const parts = identifierParts(word);
-    if (parts.length > 1) out.push(parts.join(""));
-    for (const p of parts) out.push(p);
+    if (LOWER_WORD.test(word)) out.push(word);
+    else if (ASCII_WORD.test(word)) asciiParts(word, out);
+    else {
+      const parts = identifierParts(word);
+      for (const p of parts) out.push(p);
+    }
   }
   return out;
+}
+
+// Fast paths (indexing speed is mostly tokenizing): plain lowercase words, and ASCII identifiers
+// split by hand the way identifierParts splits them.
+const LOWER_WORD = /^[a-z0-9]+$/;
+const ASCII_WORD = /^[A-Za-z0-9_]+$/;
+
+/** 1 lowercase, 2 uppercase, 3 digit, 0 underscore (or the end). */
+const kind = (c: number): number => (c >= 97 && c <= 122 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 48 && c <= 57 ? 3 : 0);
+
+function asciiParts(word: string, out: string[]): void {
+  const parts: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= word.length; i++) {
+    const k = i < word.length ? kind(word.charCodeAt(i)) : 0;
+    if (k === 0) {
+      if (start >= 0) parts.push(word.slice(start, i).toLowerCase());
+      start = -1;
+      continue;
+    }
+    if (start < 0) {
+      start = i;
+      continue;
+    }
+    const prev = kind(word.charCodeAt(i - 1));
+    const next = i + 1 < word.length ? kind(word.charCodeAt(i + 1)) : 0;
+    // lower or digit → Upper ("parseConfig", "x2Y"); Upper → Upper lower ("HTTPServer").
+    if (k === 2 && (prev === 1 || prev === 3 || (prev === 2 && next === 1))) {
+      parts.push(word.slice(start, i).toLowerCase());
+      start = i;
+    }
+  }
+  for (const p of parts) out.push(p);
 }
 
 /** A keyword search: words ranked by BM25 (any may match), quoted phrases, and excluded words. */
@@ -68,7 +101,10 @@ export function parseKeywordQuery(text: string): KeywordQuery {
       if (tokens.length > 0) excludes.push(tokens);
       continue;
     }
-    for (const t of tokenize(word)) (STOP_WORDS.has(t) ? common : terms).push(t);
+    const tokens = tokenize(word);
+    for (const t of tokens) (STOP_WORDS.has(t) ? common : terms).push(t);
+    // An identifier also counts as the phrase of its parts, so the exact name ranks first.
+    if (tokens.length > 1 && /^[\p{L}\p{N}_]+$/u.test(word)) phrases.push(tokens);
   }
   const words = terms.length > 0 || phrases.length > 0 ? terms : common;
   return { terms: [...new Set(words)], phrases: dedupe(phrases), excludes: dedupe(excludes) };
