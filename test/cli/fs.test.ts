@@ -139,6 +139,42 @@ describe("reading files", () => {
     expect(both.status).toBe(2);
     expect(both.stderr).toMatch(/^afs: choose one of glob, regexp.*\[INVALID_ARGUMENT\]\n$/);
   });
+
+  it("greps with context (-B/-A, merged like grep), --include/--exclude, and pages with --limit/--cursor", () => {
+    afs.ok(["fs", "write", "/ctx/a.txt", "--content", "one\ntwo hit\nthree\nfour hit\nfive\nsix\nseven\nhit eight\n"]);
+    afs.ok(["fs", "write", "/ctx/b.md", "--content", "hit in markdown\n"]);
+    expect(afs.ok(["fs", "grep", "-B", "1", "-A", "1", "hit", "/ctx/a.txt"])).toBe(
+      [
+        "/ctx/a.txt-1-one",
+        "/ctx/a.txt:2:two hit",
+        "/ctx/a.txt-3-three",
+        "/ctx/a.txt:4:four hit",
+        "/ctx/a.txt-5-five",
+        "--",
+        "/ctx/a.txt-7-seven",
+        "/ctx/a.txt:8:hit eight",
+        "",
+      ].join("\n"),
+    );
+    expect(afs.ok(["fs", "grep", "-l", "hit", "/ctx", "--include", "*.md"])).toBe("/ctx/b.md\n");
+    expect(afs.ok(["fs", "grep", "-l", "hit", "/ctx", "--exclude", "*.md"])).toBe("/ctx/a.txt\n");
+    const first = afs.run(["fs", "grep", "hit", "/ctx", "--limit", "3"]);
+    expect(first.stdout).toBe("/ctx/a.txt:2:two hit\n/ctx/a.txt:4:four hit\n/ctx/a.txt:8:hit eight\n");
+    const cursor = /--cursor (\S+)/.exec(first.stderr)?.[1] as string;
+    expect(cursor).toBeDefined();
+    expect(afs.ok(["fs", "grep", "hit", "/ctx", "--limit", "3", "--cursor", cursor])).toBe(
+      "/ctx/b.md:1:hit in markdown\n",
+    );
+    const page = afs.json<{ truncated?: boolean; cursor?: string; matches: unknown[] }>([
+      "fs",
+      "grep",
+      "hit",
+      "/ctx",
+      "--limit",
+      "1",
+    ]);
+    expect(page).toMatchObject({ truncated: true, cursor: expect.any(String), matches: [{ line: 2 }] });
+  });
 });
 
 describe("editing files", () => {

@@ -24,14 +24,9 @@ const listing = (items: readonly EntryItem[]): string[] =>
   );
 
 function renderGrep(r: ops.GrepResult): string[] {
-  switch (r.mode) {
-    case "matches":
-      return r.matches.map((m) => `${m.path}:${m.line}:${m.text}`);
-    case "files":
-      return r.files;
-    case "counts":
-      return r.counts.map((c) => `${c.path}:${c.count}`);
-  }
+  // The note goes to stderr so stdout stays the results.
+  if (r.cursor) process.stderr.write(`afs: more results; continue with --cursor ${r.cursor}\n`);
+  return ops.grepText(r);
 }
 
 function renderQuery(r: ops.QueryResult): string[] {
@@ -118,6 +113,12 @@ export function registerFsCommands(program: Command): void {
       "-l, --files-with-matches": "files_with_matches",
       "-c, --count": "count",
       "-m, --max-count <n>": "max_count",
+      "-B, --context-before <n>": "context_before",
+      "-A, --context-after <n>": "context_after",
+      "--include <glob>": "include",
+      "--exclude <glob>": "exclude",
+      "--limit <n>": "limit",
+      "--cursor <cursor>": "cursor",
     },
     render: renderGrep,
   });
