@@ -2,11 +2,11 @@
 // blob is chunked once for every workspace and checkpoint that holds it and an edit re-chunks only
 // the new blob. Work happens lazily (blobs in scope not yet chunked are chunked when a query needs
 // them) or up front (`afs index build`). Storage is behind ChunkStore and VectorStore.
-import { isAfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
-import { type ChunkStrategy, chunkDocument, chunkFile, MAX_FILE_BYTES } from "./chunks.js";
-import { closeEmbeddingProviders, openEmbeddingProvider } from "./embeddings/open.js";
+import { chunkRecords, embedText } from "./chunk-records.js";
+import { type ChunkStrategy, chunkFile, MAX_FILE_BYTES } from "./chunks.js";
+import { closeEmbeddingProviders } from "./embeddings/open.js";
 import { dot, type EmbeddingProvider } from "./embeddings/provider.js";
 import type {
   ChunkRef,
@@ -18,8 +18,8 @@ import type {
   ScopeFile,
   VectorHit,
 } from "./query-index.js";
-import type { ChunkedBlob, ChunkRecord, ChunkStore, VectorStore } from "./stores.js";
-import { type KeywordQuery, tokenize } from "./tokens.js";
+import type { ChunkedBlob, ChunkStore, VectorStore } from "./stores.js";
+import type { KeywordQuery } from "./tokens.js";
 
 export interface ChunkIndexOptions {
   chunks: ChunkStore;
@@ -30,46 +30,10 @@ export interface ChunkIndexOptions {
   embedder: () => Promise<Embedder>;
 }
 
-/**
- * The provider AFS_EMBED_* (or OPENAI_API_KEY) configures. A misconfiguration becomes the reason
- * semantic search is unavailable, so keyword search keeps working while the message says what to fix.
- */
-export async function embedderFromEnv(): Promise<Embedder> {
-  try {
-    const setup = await openEmbeddingProvider();
-    return setup.provider ? { provider: setup.provider } : { provider: null, message: setup.unavailable };
-  } catch (e) {
-    if (isAfsError(e)) return { provider: null, message: e.message };
-    throw e;
-  }
-}
-
 /** Blobs chunked per write transaction (progress is reported after each). */
 const BUILD_BATCH = 128;
 /** Chunk texts per embed call when filling in vectors. */
 const EMBED_BATCH = 64;
-/** An embedding model sees at most this much of a chunk. */
-const MAX_EMBED_CHARS = 8 * 1024;
-
-/** The text a chunk is embedded as, and the key of its vector. */
-export function embedText(chunk: { text: string; context: string }): string {
-  const doc = chunkDocument(chunk);
-  return doc.length > MAX_EMBED_CHARS ? doc.slice(0, MAX_EMBED_CHARS) : doc;
-}
-
-/** Chunks of one blob as the index stores them: positions, vector key and keyword terms. */
-export function chunkRecords(data: Uint8Array, name: string, strategy: ChunkStrategy): Omit<ChunkedBlob, "blob"> {
-  const file = chunkFile(data, name, strategy);
-  const chunks: ChunkRecord[] = file.chunks.map((c) => ({
-    seq: c.seq,
-    start_line: c.start_line,
-    end_line: c.end_line,
-    hash: sha256(embedText(c)),
-    terms: tokenize(chunkDocument(c)).join(" "),
-  }));
-  return { name, chunks, ...(file.skipped ? { skipped: file.skipped } : {}) };
-}
-
 const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
 
 export class ChunkIndex implements QueryIndex {
