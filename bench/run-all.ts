@@ -5,7 +5,14 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { isMain, printTable, REPO_ROOT } from "./lib.js";
 
-export const BENCHMARKS = ["import-vs-git.ts", "checkpoint-scale.ts", "dedup.ts", "grep-vs-rg.ts"] as const;
+export const BENCHMARKS = [
+  "import-vs-git.ts",
+  "checkpoint-scale.ts",
+  "dedup.ts",
+  "grep-vs-rg.ts",
+  "query.ts",
+  "retrieval-quality.ts",
+] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
   return new Promise((resolve, reject) => {
