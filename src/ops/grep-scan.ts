@@ -29,20 +29,22 @@ export function scanPlan(o: MatcherOptions): ScanPlan {
   // The literals of the pattern itself; the word and line wrappers only narrow its matches.
   const inner = o.mode === "fixed" ? escapeRegex(o.pattern) : o.mode === "glob" ? globToRegex(o.pattern) : o.pattern;
   const facts = requiredLiterals(inner, o.ignoreCase === true);
+  // For finding lines any literal helps, even one character; the index needs trigrams.
+  const scan = requiredLiterals(inner, o.ignoreCase === true, 1).required;
   let mayMatch: ScanPlan["mayMatch"] = null;
-  if (!facts.anchored && facts.required.op === "all") {
+  if (!facts.anchored && scan.op === "all") {
     // Without anchors a line's match is also a match in the whole text, so one DFA pass rules files out.
     const whole = RE2JS.compile(inner, o.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
     mayMatch = (text) => whole.test(text);
   }
-  const r = facts.required;
-  const whole = o.mode === "fixed" && !o.word && !o.line && r.op === "lit" && r.lit.key.length === o.pattern.length;
+  const whole =
+    o.mode === "fixed" && !o.word && !o.line && scan.op === "lit" && scan.lit.key.length === o.pattern.length;
   return {
     matches,
-    next: finder(r),
+    next: finder(scan),
     exactLength: whole ? o.pattern.length : 0,
     mayMatch,
-    query: toQuery(r),
+    query: toQuery(facts.required),
   };
 }
 

@@ -47,6 +47,12 @@ describe("requiredLiterals", () => {
     expect(lits("[Tt]odo")).toEqual({ or: ["todo", "todo"] });
   });
 
+  it("finds shorter literals when asked (for scanning, not for the index)", () => {
+    expect(keys(requiredLiterals("ab", false, 1).required)).toBe("ab");
+    expect(keys(requiredLiterals("[xy]z", false, 1).required)).toEqual({ or: ["xz", "yz"] });
+    expect(keys(requiredLiterals("\\d+\\.\\d+", false, 1).required)).toBe(".");
+  });
+
   it("requires nothing when a match can do without any literal of three or more", () => {
     for (const p of [".*", "ab", "a|bcd", "(abc)?", "x*", "[a-z]+ing?", "\\d{3}", "(?:abc)*def|gh"]) {
       expect(lits(p)).toBe("*");
@@ -81,12 +87,14 @@ describe("requiredLiterals", () => {
         } catch {
           return true; // not valid RE2: grep refuses it before asking for literals
         }
+        // What the index asks for (trigrams), and what the scanner looks for (any length).
         const { required } = requiredLiterals(p.src, fold);
+        const scan = requiredLiterals(p.src, fold, 1).required;
         for (const line of [before + p.sample + after, p.sample, other]) {
           if (!re.test(line)) continue;
           stats.matched++;
           if (required.op !== "all") stats.withLiterals++;
-          if (!holds(required, line)) return false;
+          if (!holds(required, line) || !holds(scan, line)) return false;
         }
         return true;
       }),

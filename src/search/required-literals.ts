@@ -355,8 +355,8 @@ function dedupe(lits: readonly Lit[]): Lit[] {
 }
 
 /** What a node with this exact set requires: one of the strings, if all are long enough. */
-function fromExact(exact: readonly Lit[] | null): Required {
-  if (!exact || exact.length === 0 || exact.some((l) => l.key.length < MIN_LITERAL)) return ALL;
+function fromExact(exact: readonly Lit[] | null, min: number): Required {
+  if (!exact || exact.length === 0 || exact.some((l) => l.key.length < min)) return ALL;
   return or(exact.map((lit) => ({ op: "lit", lit })));
 }
 
@@ -379,44 +379,44 @@ function or(parts: readonly Required[]): Required {
   return of.length === 0 ? ALL : of.length === 1 ? (of[0] as Required) : { op: "or", of };
 }
 
-function analyse(node: Node): Info {
+function analyse(node: Node, min: number): Info {
   switch (node.t) {
     case "chars":
       return { exact: node.lits, match: ALL };
     case "empty":
       return { exact: [EMPTY], match: ALL };
     case "alt": {
-      const infos = node.subs.map(analyse);
+      const infos = node.subs.map((n) => analyse(n, min));
       const union = infos.every((i) => i.exact) ? dedupe(infos.flatMap((i) => i.exact as Lit[])) : null;
       if (union && union.length <= MAX_EXACT) return { exact: union, match: or(infos.map((i) => i.match)) };
-      return { exact: null, match: or(infos.map((i) => and([i.match, fromExact(i.exact)]))) };
+      return { exact: null, match: or(infos.map((i) => and([i.match, fromExact(i.exact, min)]))) };
     }
     case "rep": {
-      const sub = analyse(node.sub);
+      const sub = analyse(node.sub, min);
       if (node.min === 1 && node.max === 1) return sub;
       if (node.min === 0) {
         if (node.max === 1 && sub.exact) return { exact: dedupe([...sub.exact, EMPTY]), match: ALL };
         return { exact: null, match: ALL };
       }
-      return { exact: null, match: and([sub.match, fromExact(sub.exact)]) };
+      return { exact: null, match: and([sub.match, fromExact(sub.exact, min)]) };
     }
     case "cat": {
       // `run` is the exact set of the trailing stretch of exact pieces; `whole` says it spans all.
       let run: Lit[] = [EMPTY];
       let whole = true;
       const needs: Required[] = [];
-      for (const sub of node.subs.map(analyse)) {
+      for (const sub of node.subs.map((n) => analyse(n, min))) {
         needs.push(sub.match);
         if (sub.exact && run.length * sub.exact.length <= MAX_EXACT) {
           run = dedupe(run.flatMap((a) => (sub.exact as Lit[]).map((b) => concat(a, b))));
           continue;
         }
-        needs.push(fromExact(run));
+        needs.push(fromExact(run, min));
         whole = false;
         run = sub.exact ?? [EMPTY];
       }
       if (whole) return { exact: run, match: and(needs) };
-      return { exact: null, match: and([...needs, fromExact(run)]) };
+      return { exact: null, match: and([...needs, fromExact(run, min)]) };
     }
   }
 }
@@ -425,8 +425,11 @@ function countLits(r: Required): number {
   return r.op === "lit" ? 1 : r.op === "all" ? 0 : r.of.reduce((n, p) => n + countLits(p), 0);
 }
 
-/** Required literals of an RE2 pattern (`fold`: the whole pattern is case-insensitive). */
-export function requiredLiterals(pattern: string, fold: boolean): PatternFacts {
+/**
+ * Required literals of an RE2 pattern (`fold`: the whole pattern is case-insensitive), each at
+ * least `min` units long: 3 for the trigram index, shorter ones still help a scan.
+ */
+export function requiredLiterals(pattern: string, fold: boolean, min = MIN_LITERAL): PatternFacts {
   const parser = new Parser(pattern);
   let tree: Node;
   try {
@@ -435,7 +438,7 @@ export function requiredLiterals(pattern: string, fold: boolean): PatternFacts {
     if (e instanceof GiveUp) return { required: ALL, anchored: true };
     throw e;
   }
-  const info = analyse(tree);
-  const required = and([info.match, fromExact(info.exact)]);
+  const info = analyse(tree, min);
+  const required = and([info.match, fromExact(info.exact, min)]);
   return { required: countLits(required) > MAX_LITERALS ? ALL : required, anchored: parser.anchored };
 }
