@@ -254,6 +254,18 @@ describe("grep through the content index", () => {
         matches: [{ path: "/a.txt" }],
       });
       expect(await again.textIndex.status()).toMatchObject({ texts: 2 });
+      // Another process clearing and rebuilding reuses row ids: this one must not trust its old ones.
+      const other = await Afs.open({ home: dir, actor: "test" });
+      await other.textIndex.clear();
+      await other.createWorkspace("x");
+      const ox = await other.volume("x");
+      await ox.writeFile("/zeta.txt", Buffer.from("zeta only here\n"), { op: "write" });
+      expect(await grep(ox, { pattern: "zeta" })).toMatchObject({ matches: [{ path: "/zeta.txt" }] });
+      await other.close();
+      expect(await grep(await again.volume("w"), { pattern: "alpha" })).toMatchObject({
+        matches: [{ path: "/a.txt" }],
+      });
+      expect(await grep(await again.volume("w"), { pattern: "zeta" })).toEqual({ mode: "matches", matches: [] });
       expect(await grep(await again.volume("w"), { pattern: "EPSILON", ignore_case: true })).toMatchObject({
         matches: [{ path: "/b.txt", line: 1, text: "delta epsilon" }],
       });

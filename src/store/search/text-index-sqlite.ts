@@ -18,7 +18,7 @@ import { trigramDocument, trigramTokens } from "../../search/trigrams.js";
 import type { IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
-// Version 1. `state` records what indexing found, so binary and huge blobs are never read again.
+// `state` records what indexing found, so binary and huge blobs are never read again.
 // The trigram table is contentless (the text lives in the store) with detail=none and no column
 // sizes: it answers "which rows hold all these tokens", which is all a candidate filter needs.
 const SCHEMA = [
@@ -31,6 +31,9 @@ const SCHEMA = [
    CREATE VIRTUAL TABLE text_trigrams USING fts5(
      grams, content='', tokenize='ascii', detail=none, columnsize=0
    );`,
+  // Version 2: clear() bumps the generation, so other processes drop the ids they remember.
+  `CREATE TABLE text_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+   INSERT INTO text_meta (key, value) VALUES ('generation', 0);`,
 ];
 
 enum State {
@@ -61,6 +64,7 @@ export class SqliteTextIndex implements TextIndex {
   private readonly cache: TextCache;
   private readonly maxIndexBytes: number;
   private prepared: ReturnType<typeof prepare> | undefined;
+  private generation = -1;
 
   /** `index` is called on first use, so a volume that never searches never opens the index file. */
   constructor(
@@ -82,10 +86,12 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   async build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild> {
+    this.checkGeneration();
     return this.indexMissing(this.lookup(this.unknown(hashes)), onProgress);
   }
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>> {
+    this.checkGeneration();
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
     if (known.includes(undefined)) {
@@ -129,10 +135,21 @@ export class SqliteTextIndex implements TextIndex {
     const st = this.st;
     st.db
       .transaction(() => {
-        st.db.exec("DELETE FROM text_blobs; INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');");
+        st.db.exec(`DELETE FROM text_blobs;
+          INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');
+          UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`);
       })
       .immediate();
     this.known.clear();
+  }
+
+  /** Row ids are reused after a clear (here or in another process): then what `known` holds is void. */
+  private checkGeneration(): void {
+    const generation = this.st.generation.get() as number;
+    if (generation !== this.generation) {
+      this.known.clear();
+      this.generation = generation;
+    }
   }
 
   /** The distinct hashes not in memory yet (usually none: a search in a warm process). */
@@ -230,6 +247,7 @@ function prepare(db: Database.Database) {
     ),
     insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
     match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
+    generation: db.prepare("SELECT value FROM text_meta WHERE key = 'generation'").pluck(),
     status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
   };
 }
