@@ -9,6 +9,7 @@ import {
   McpError,
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { checkWriteArgs, type Limits } from "../../access/limits.js";
 import { allows, PROFILES, type Profile } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
@@ -53,6 +54,10 @@ function definition(tool: Tool): McpTool {
   return def;
 }
 
+// Every Server builds a fresh Ajv instance unless given one (~0.2 ms); afs serve builds a Server per
+// HTTP request, so all of them share this one. (The SDK uses it only to check elicitation replies.)
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 export function createMcpServer(options: McpSessionOptions): Server {
   const ctx: ToolContext = { ...options };
   const offered = new Map(offeredBy(options.transport).map((t) => [t.name, t]));
@@ -61,7 +66,7 @@ export function createMcpServer(options: McpSessionOptions): Server {
 
   const server = new Server(
     { name: "afs", title: "Agent filesystem", version: VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
