@@ -12,6 +12,7 @@ export const BENCHMARKS = [
   "grep-vs-rg.ts",
   "query.ts",
   "retrieval-quality.ts",
+  "mcp-latency.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
