@@ -201,6 +201,26 @@ describe("the workspace query index", () => {
     expect(await afs.queryIndex.stats("auto")).toEqual(before);
   });
 
+  it("keeps only the scope's files whether it ranks the whole index or a few blobs", async () => {
+    const { afs, volume: a } = await workspace("a");
+    await afs.createWorkspace("b");
+    const b = await afs.volume("b");
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) many[`/src/m${i}.ts`] = `export const m${i} = "needle number ${i}";\n`;
+    await seed(a, many);
+    // Another workspace's 100 files outrank all of them, so the best of the whole index are elsewhere.
+    const others: Record<string, string> = {};
+    for (let i = 0; i < 100; i++) others[`/other${i}.ts`] = `needle needle ${i}\n`;
+    await seed(b, others);
+    await query(b, { query: "needle", mode: "keyword" });
+    const all = await query(a, { query: "needle", mode: "keyword", all: true });
+    expect(all.results).toHaveLength(40);
+    expect(paths(all).every((p) => p.startsWith("/src/"))).toBe(true);
+    expect((await query(a, { query: "needle", mode: "keyword" })).results).toHaveLength(10);
+    expect(paths(await query(a, { query: "needle 7", mode: "keyword", path: "/src/m7.ts" }))).toEqual(["/src/m7.ts"]);
+    expect(paths(await query(a, { query: "needle 17", mode: "keyword", limit: 1 }))).toEqual(["/src/m17.ts"]);
+  });
+
   it("forgets nothing it should not after a rebuild: drop, then the next query chunks again", async () => {
     const { afs, volume } = await workspace();
     await seed(volume, { "/a.txt": "alpha\n" });

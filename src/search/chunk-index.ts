@@ -30,6 +30,8 @@ export interface ChunkIndexOptions {
   embedder: () => Promise<Embedder>;
 }
 
+/** Scopes of at most this many blobs are ranked blob by blob (each blob's chunks are one rowid range). */
+const FEW_BLOBS = 32;
 /** Blobs chunked per write transaction (progress is reported after each). */
 const BUILD_BATCH = 128;
 /** Chunk texts per embed call when filling in vectors. */
@@ -100,13 +102,15 @@ export class ChunkIndex implements QueryIndex {
     scope: ReadonlySet<Hash>,
     limit: number,
   ): Promise<KeywordHit[]> {
-    // BM25 runs over the whole index (its statistics too), best first; hits outside the scope are
-    // dropped, asking for more until `limit` in-scope hits are found or the index has no more.
-    for (let want = Math.max(64, limit * 2); ; want *= 8) {
-      const hits = await this.options.chunks.keyword(strategy, query, want);
-      const inScope = hits.filter((h) => scope.has(h.chunk.blob));
-      if (inScope.length >= limit || hits.length < want) return inScope.slice(0, limit);
-    }
+    // A scope of a few blobs (a file, a small directory) is ranked among their chunks only.
+    if (scope.size <= FEW_BLOBS) return this.options.chunks.keywordWithin(strategy, query, [...scope], limit);
+    // BM25 runs over the whole index (its statistics too), best first. Usually the scope is most of
+    // the index and the best hits are in it; when too few are, rank again within the scope.
+    const want = Math.max(64, limit * 2);
+    const hits = await this.options.chunks.keyword(strategy, query, want);
+    const inScope = hits.filter((h) => scope.has(h.chunk.blob));
+    if (inScope.length >= limit || hits.length < want) return inScope.slice(0, limit);
+    return this.options.chunks.keywordWithin(strategy, query, [...scope], limit);
   }
 
   async embedder(): Promise<Embedder> {

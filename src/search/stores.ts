@@ -37,6 +37,13 @@ export interface ChunkStore {
    * A chunk qualifies with any term or phrase and without any excluded sequence.
    */
   keyword(strategy: ChunkStrategy, query: KeywordQuery, limit: number): Promise<KeywordHit[]>;
+  /** Like keyword, among the chunks of a few blobs only (statistics still over the whole store). */
+  keywordWithin(
+    strategy: ChunkStrategy,
+    query: KeywordQuery,
+    blobs: readonly Hash[],
+    limit: number,
+  ): Promise<KeywordHit[]>;
   /** Counts for `afs index status`. */
   stats(strategy: ChunkStrategy): Promise<{ blobs: number; chunks: number }>;
   /** Forgets every chunk (and the keyword index). */

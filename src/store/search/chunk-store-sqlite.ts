@@ -69,6 +69,9 @@ const SCHEMA: readonly string[] = [
   RESET,
 ];
 
+/** Up to this many blobs are searched one rowid range each; more are filtered by blob id. */
+const FEW_RANGES = 32;
+
 /** Rows per statement when a list of hashes is passed as JSON (keeps statements small). */
 const PAGE = 5000;
 
@@ -170,21 +173,56 @@ export class SqliteChunkStore implements ChunkStore {
     return this.rank(strategy, query, limit);
   }
 
-  private rank(strategy: ChunkStrategy, query: KeywordQuery, limit: number): KeywordHit[] {
+  async keywordWithin(
+    strategy: ChunkStrategy,
+    query: KeywordQuery,
+    blobs: readonly Hash[],
+    limit: number,
+  ): Promise<KeywordHit[]> {
+    const ids = this.db
+      .prepare("SELECT b.id FROM json_each(?) j JOIN query_blobs b ON b.hash = j.value AND b.strategy = ?")
+      .pluck()
+      .safeIntegers()
+      .all(JSON.stringify(blobs), strategy) as bigint[];
+    // A blob's chunks are one rowid range, which FTS5 searches without visiting other rows: cheap
+    // for a few blobs. For more, every match is ranked once and kept only if its blob is in scope.
+    if (ids.length > FEW_RANGES) return this.rank(strategy, query, limit, { blobs: ids });
+    const hits = ids.flatMap((id) =>
+      this.rank(strategy, query, limit, { range: [id << SEQ_BITS, (id + 1n) << SEQ_BITS] }),
+    );
+    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  private rank(
+    strategy: ChunkStrategy,
+    query: KeywordQuery,
+    limit: number,
+    within: { range?: [bigint, bigint]; blobs?: readonly bigint[] } = {},
+  ): KeywordHit[] {
     const match = matchExpression(query);
     if (match === null) return [];
+    const fts = FTS[strategy];
+    const [from, to] = within.range ?? [0n, 1n << 62n];
+    const inBlobs = within.blobs ? `AND (rowid >> ${SEQ_BITS}) IN (SELECT value FROM json_each(?))` : "";
     // ORDER BY bm25() keeps a top-N heap; ORDER BY rank sorts every match (about twice as slow).
     const rows = this.db
       .prepare(
         `SELECT b.hash AS blob, b.id AS blob_id, c.id, c.start_line, c.end_line, c.hash, s.score
-         FROM (SELECT rowid, -bm25(${FTS[strategy]}) AS score FROM ${FTS[strategy]} WHERE ${FTS[strategy]} MATCH ?
+         FROM (SELECT rowid, -bm25(${fts}) AS score FROM ${fts}
+               WHERE ${fts} MATCH ? AND rowid >= ? AND rowid < ? ${inBlobs}
                ORDER BY score DESC LIMIT ?) s
          JOIN query_chunks c ON c.id = s.rowid
          JOIN query_blobs b ON b.id = (c.id >> ${SEQ_BITS})
          ORDER BY s.score DESC, c.id`,
       )
       .safeIntegers()
-      .all(match, BigInt(Math.min(limit, Number.MAX_SAFE_INTEGER))) as (ChunkRow & { score: number })[];
+      .all(
+        match,
+        from,
+        to,
+        ...(within.blobs ? [JSON.stringify(within.blobs.map(Number))] : []),
+        BigInt(Math.min(limit, Number.MAX_SAFE_INTEGER)),
+      ) as (ChunkRow & { score: number })[];
     return rows.map((r) => ({ chunk: toRef(r), score: Number(r.score) }));
   }
 
