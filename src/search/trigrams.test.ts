@@ -1,0 +1,65 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { TextCache } from "./text-cache.js";
+import { foldText, trigramDocument, trigramTokens } from "./trigrams.js";
+
+describe("trigrams", () => {
+  it("folds ASCII case, the Kelvin sign and long s, unit for unit", () => {
+    expect(foldText("HeLLo \u212a\u017f ÉΣ")).toBe("hello ks ÉΣ");
+    expect(foldText("plain")).toBe("plain");
+  });
+
+  it("lists each trigram of a text once, ASCII and wide ones in distinct token shapes", () => {
+    const doc = trigramDocument("abcabcabc").split(" ");
+    expect(doc).toEqual([...new Set(doc)]);
+    expect(doc).toHaveLength(3); // abc, bca, cab
+    const wide = trigramDocument("日本語").split(" ");
+    expect(wide).toHaveLength(1);
+    expect(wide[0]).toMatch(/^x[0-9a-z]{10}$/);
+    expect(doc.every((t) => /^[0-9a-z]{5}$/.test(t))).toBe(true);
+    expect(trigramDocument("ab")).toBe("");
+  });
+
+  // What the index relies on: a literal's tokens are among the tokens of any text holding it
+  // (in any ASCII case), call after call.
+  it("gives every substring's tokens to the text that holds it (property)", () => {
+    const unit = fc.constantFrom("a", "b", "A", "B", "k", "K", "\u212a", "s", "\u017f", "é", "日", "\n", " ", "😀");
+    const text = fc.array(unit, { maxLength: 40 }).map((u) => u.join(""));
+    fc.assert(
+      fc.property(text, text, fc.nat(), fc.nat(), (other, t, a, b) => {
+        trigramDocument(other); // a previous document must not leave state behind
+        const doc = new Set(trigramDocument(t).split(" "));
+        const from = Math.min(a, b) % (t.length + 1);
+        const lit = t.slice(from, from + 3 + (Math.max(a, b) % 8));
+        const query = a % 2 === 1 ? lit.replace(/[a-z]/g, (c) => c.toUpperCase()) : lit;
+        return trigramTokens(foldText(query), 64).every((tok) => doc.has(tok));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("keeps at most `max` tokens of a long literal, its first and last among them", () => {
+    const tokens = trigramTokens("abcdefghijklmnopqrstuvwxyz", 4);
+    expect(tokens).toHaveLength(4);
+    expect(tokens[0]).toBe(trigramTokens("abc")[0]);
+    expect(tokens[3]).toBe(trigramTokens("xyz")[0]);
+  });
+});
+
+describe("TextCache", () => {
+  it("evicts the least recently used texts beyond its budget, and refuses one text over a quarter of it", () => {
+    const cache = new TextCache(100);
+    cache.set("a", "x".repeat(20));
+    cache.set("b", "y".repeat(20));
+    cache.set("c", "z".repeat(20));
+    expect(cache.get("a")).toBe("x".repeat(20)); // a is now the most recent
+    cache.set("d", "w".repeat(20));
+    cache.set("e", "v".repeat(20));
+    cache.set("f", "u".repeat(20)); // 120 > 100: the least recent (b) goes
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")).toBeDefined();
+    expect(cache.size).toBe(5);
+    cache.set("big", "q".repeat(26));
+    expect(cache.get("big")).toBeUndefined();
+  });
+});
