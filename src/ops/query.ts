@@ -88,7 +88,8 @@ export interface QueryExplain {
   results: {
     path: string;
     chunk_id: string;
-    fused_score: number;
+    /** Only when several searches were fused. */
+    fused_score?: number;
     components: { search: number; type: SearchType; rank: number; bm25?: number; similarity?: number }[];
   }[];
 }
@@ -191,7 +192,7 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
       results: chosen.map((f) => ({
         path: f.path,
         chunk_id: chunkId(f.blob, f.chunk.seq),
-        fused_score: round(f.fused),
+        ...(ranked.lists.length > 1 ? { fused_score: round(f.fused) } : {}),
         components: f.components.map((c) => ({
           search: c.search,
           type: c.type,

@@ -97,7 +97,7 @@ describe("afs fs query", () => {
     const r = afs.run(["fs", "query", "retry backoff", "--explain"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(
-      /^\/src\/retry\.ts:1-4 {2}score [\d.]+ {2}\[lex\]\n {4}export function retry\(fn\) \{\n {6}\/\/ exponential backoff between attempts\n {4}\(lex #1 bm25 [\d.]+, fused [\d.]+\)\n\n\/docs\/notes\.md:1-3 /,
+      /^\/src\/retry\.ts:1-4 {2}score [\d.]+ {2}\[lex\]\n {4}export function retry\(fn\) \{\n {6}\/\/ exponential backoff between attempts\n {4}\(lex #1 bm25 [\d.]+\)\n\n\/docs\/notes\.md:1-3 /,
     );
     expect(r.stderr).toMatch(/^afs: warning: ranked by keyword only: semantic search is off/);
     const json = afs.json<{ status: string; results: { path: string }[] }>([

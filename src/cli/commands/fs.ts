@@ -41,7 +41,7 @@ function renderQuery(r: ops.QueryResult): string[] {
     return [
       `${h.path}:${h.start_line}-${h.end_line}  score ${h.score}  [${h.search_types.join("+")}]`,
       ...h.snippet.split("\n").map((l) => `    ${l}`),
-      ...(parts ? [`    (${[...parts, `fused ${e?.fused_score}`].join(", ")})`] : []),
+      ...(parts ? [`    (${[...parts, ...(e?.fused_score ? [`fused ${e.fused_score}`] : [])].join(", ")})`] : []),
       "",
     ];
   });

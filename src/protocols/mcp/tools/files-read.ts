@@ -96,7 +96,7 @@ const queryOutput = z.object({
         z.object({
           path: z.string(),
           chunk_id: z.string(),
-          fused_score: z.number(),
+          fused_score: z.number().optional(),
           components: z.array(
             z.object({
               search: z.number(),
