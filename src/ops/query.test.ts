@@ -321,4 +321,23 @@ describe("semantic search through an OpenAI-compatible HTTP endpoint", () => {
     await query(volume, { query: "the payment", mode: "semantic" });
     expect(server.requests.flatMap((r) => r.input)).toHaveLength(6);
   });
+
+  it("falls back to keyword ranking with a warning when the provider fails in mode query", async () => {
+    process.env.AFS_EMBED_API_KEY = "wrong-key";
+    const { volume } = await workspace();
+    await seed(volume, TOPIC_FILES);
+    const r = await query(volume, { query: "storm wind", explain: true });
+    expect(r.status).toBe("ok");
+    expect(paths(r)).toEqual(["/notes/sky.md"]);
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/^semantic ranking failed, so results are ranked by keyword only: /),
+    ]);
+    expect(r.explain?.searches).toEqual([
+      { type: "lex", query: "storm wind", candidates: 1 },
+      { type: "vec", query: "storm wind", candidates: 0 },
+    ]);
+    await expect(query(volume, { query: "storm wind", mode: "semantic" })).rejects.toMatchObject({
+      code: expect.any(String),
+    });
+  });
 });

@@ -184,10 +184,10 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
       fusion: ranked.lists.length > 1 ? "rrf" : "none",
       ...(ranked.lists.length > 1 ? { rrf_k: RRF_K } : {}),
       rerank: "none",
-      searches: ranked.lists.map((l) => ({
-        type: l.type,
-        query: (searches[l.search] as { query: string }).query,
-        candidates: l.files.length,
+      searches: searches.map((s, i) => ({
+        type: s.type,
+        query: s.query,
+        candidates: ranked.lists.find((l) => l.search === i)?.files.length ?? 0,
       })),
       results: chosen.map((f) => ({
         path: f.path,

@@ -1,7 +1,7 @@
 // Running a query plan against a query index: each lex search ranks chunks by BM25, each vec or
 // hyde search by cosine similarity to its embedded text; every list is collapsed to files and the
 // lists are fused (fusion.ts). Vectors missing for chunks in scope are computed first, in batches.
-import { AfsError } from "../core/errors.js";
+import { AfsError, isAfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import type { ChunkStrategy } from "./chunks.js";
 import type { EmbeddingProvider } from "./embeddings/provider.js";
@@ -85,37 +85,59 @@ export async function rankedSearch(input: RankedSearchInput): Promise<RankedSear
 
   const provider = input.provider;
   if (vectorSearches.length > 0 && provider) {
-    const { missing } = await index.embed(provider, strategy, scope, { max: input.embedBudget });
-    if (missing > 0) {
-      warnings.push(
-        `${missing} chunks in scope have no vectors yet (a query embeds at most ${input.embedBudget}), so semantic ranking is partial; run: afs index build --embeddings`,
-      );
-    }
-    const text = (s: Search): string => (input.intent ? `${input.intent}\n\n${s.query}` : s.query);
-    const vectors = new Map<number, Float32Array>();
-    for (const kind of ["query", "document"] as const) {
-      const group = vectorSearches.filter(({ s }) => (s.type === "vec") === (kind === "query"));
-      if (group.length === 0) continue;
-      const out = await provider.embed(
-        group.map(({ s }) => text(s)),
-        kind,
-      );
-      for (const [j, { i }] of group.entries()) vectors.set(i, out[j] as Float32Array);
-    }
-    for (const { i, s } of vectorSearches) {
-      for (const t of tokenize(s.query)) if (!STOP_WORDS.has(t)) words.add(t);
-      const vector = vectors.get(i) as Float32Array;
-      lists.push(
-        await gather(i, s, async (n) =>
-          (await index.nearest(provider, vector, strategy, scope, n)).map((h) => ({
-            chunk: h.chunk,
-            score: h.similarity,
-          })),
-        ),
-      );
+    try {
+      lists.push(...(await vectorLists(input, provider, scope, vectorSearches, gather, warnings)));
+      for (const { s } of vectorSearches) for (const t of tokenize(s.query)) if (!STOP_WORDS.has(t)) words.add(t);
+    } catch (e) {
+      // With keyword rankings in hand, a failing provider (down, over quota) costs only the fusion.
+      if (!isAfsError(e) || lists.length === 0) throw e;
+      warnings.push(`semantic ranking failed, so results are ranked by keyword only: ${e.message}`);
     }
   }
   for (const t of tokenize(input.intent ?? "")) if (!STOP_WORDS.has(t)) words.add(t);
   lists.sort((a, b) => a.search - b.search);
   return { files: fuse(lists), lists, words, warnings };
+}
+
+/** One ranking per vec or hyde search, after embedding the chunks in scope that lack vectors. */
+async function vectorLists(
+  input: RankedSearchInput,
+  provider: EmbeddingProvider,
+  scope: ReadonlySet<Hash>,
+  searches: readonly { i: number; s: Search }[],
+  gather: (i: number, s: Search, fetch: (n: number) => Promise<ChunkHit[]>) => Promise<RankedFiles>,
+  warnings: string[],
+): Promise<RankedFiles[]> {
+  const { index, strategy } = input;
+  const { missing } = await index.embed(provider, strategy, scope, { max: input.embedBudget });
+  if (missing > 0) {
+    warnings.push(
+      `${missing} chunks in scope have no vectors yet (a query embeds at most ${input.embedBudget}), so semantic ranking is partial; run: afs index build --embeddings`,
+    );
+  }
+  const text = (s: Search): string => (input.intent ? `${input.intent}\n\n${s.query}` : s.query);
+  // vec texts are questions; hyde texts are passages, embedded like the chunks they should resemble.
+  const vectors = new Map<number, Float32Array>();
+  for (const kind of ["query", "document"] as const) {
+    const group = searches.filter(({ s }) => (s.type === "vec") === (kind === "query"));
+    if (group.length === 0) continue;
+    const out = await provider.embed(
+      group.map(({ s }) => text(s)),
+      kind,
+    );
+    for (const [j, { i }] of group.entries()) vectors.set(i, out[j] as Float32Array);
+  }
+  const lists: RankedFiles[] = [];
+  for (const { i, s } of searches) {
+    const vector = vectors.get(i) as Float32Array;
+    lists.push(
+      await gather(i, s, async (n) =>
+        (await index.nearest(provider, vector, strategy, scope, n)).map((h) => ({
+          chunk: h.chunk,
+          score: h.similarity,
+        })),
+      ),
+    );
+  }
+  return lists;
 }
