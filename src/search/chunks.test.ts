@@ -54,7 +54,9 @@ describe("auto chunks: Markdown", () => {
   });
 
   it("merges small sections with the next instead of making tiny chunks", () => {
-    const text = ["# A", "1", "2", "## B", "3", "4", "## C", "5", "6", "## D", paragraph("d", 20)].join("\n");
+    const text = ["# A", "1", "2", "3", "## B", "4", "5", "6", "## C", "7", "8", "9", "## D", paragraph("d", 20)].join(
+      "\n",
+    );
     const chunks = chunkText(text, "/x.md", "auto");
     expectWellFormed(text, chunks);
     expect(chunks).toHaveLength(2);

@@ -67,6 +67,8 @@ const SCHEMA: readonly string[] = [
   `,
   // Identifiers are indexed as their parts only (no joined whole): a query phrase does that job.
   RESET,
+  // Chunks merge up to 12 lines / 700 bytes (was 8 / 400).
+  RESET,
 ];
 
 /** Up to this many blobs are searched one rowid range each; more are filtered by blob id. */
