@@ -80,10 +80,10 @@ async function main(): Promise<void> {
     const run = (q: string) => query(volume, { query: q, mode: "keyword" });
     const all = Object.values(QUERIES).flat();
     for (const q of all) await run(q);
-    const samples: Record<string, number[]> = {};
+    const samples: Record<string, number[]> = Object.fromEntries(Object.keys(QUERIES).map((k) => [k, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [kind, list] of Object.entries(QUERIES)) {
-        for (const q of list) (samples[kind] ??= []).push((await timeMs(() => run(q))).ms);
+        for (const q of list) samples[kind]?.push((await timeMs(() => run(q))).ms);
       }
     }
     const overall = summarize(Object.values(samples).flat());
