@@ -21,6 +21,7 @@ describe("operation schemas", () => {
       "listArgs",
       "mkdirArgs",
       "patchArgs",
+      "queryArgs",
       "readArgs",
       "renameArgs",
       "replaceArgs",
