@@ -4,6 +4,7 @@
 // Words of one topic share a direction, so nearness of meaning is testable.
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { mulberry32 } from "../../bench/corpus.js";
 import { DataType, encodeModel, type Graph, type Node, type ValueInfo } from "./onnx-writer.js";
 
 /** Words by topic; a word's vector points mostly along its topic's axis. */
@@ -143,16 +144,4 @@ export function tinyModelBytes(options: TinyModelOptions = {}): Uint8Array {
   const shape = output === "sentence_embedding" ? ["batch", D] : ["batch", "sequence", D];
   graph.outputs.push({ name: output, type: DataType.FLOAT, shape });
   return encodeModel(graph);
-}
-
-/** A small deterministic PRNG, so a seed always builds the same bytes. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
