@@ -64,7 +64,7 @@ export interface Volume {
   readFile(path: string): Promise<Buffer>;
   /** Direct children of a directory, in no particular order. */
   list(path: string): Promise<Stat[]>;
-  /** Every entry below `path` (not `path` itself), depth-first, up to `maxDepth` levels (Infinity = all). */
+  /** Every entry below `path` (not `path` itself), depth-first, up to `maxDepth` levels (Infinity = all). The Stats may be shared with later walks: read them, do not modify them. */
   walk(path: string, maxDepth?: number): AsyncIterable<Stat>;
 
   /** Writes a file, creating missing parent directories. Refuses to write over a directory. */

@@ -26,6 +26,7 @@ import { checkpointInfo, type EngineContext, snapshot, type WorkspaceInfo, works
 import { type Change, type DiffSummary, diffTrees, summarize } from "./diff.js";
 import { fold } from "./fold.js";
 import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS } from "./gc.js";
+import { SubtreeListings } from "./listings.js";
 import { checkName } from "./names.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { exportTree, importTree, type Progress } from "./transfer.js";
@@ -53,6 +54,8 @@ export interface DiffResult {
 
 export class Afs {
   private readonly ctx: EngineContext;
+  /** Walk listings of unchanged subtrees, shared by every volume of this home. */
+  private readonly listings = new SubtreeListings();
   private indexDb: IndexDb | undefined;
   private chunkIndex: ChunkIndex | undefined;
   private contentIndex: SqliteTextIndex | undefined;
@@ -188,7 +191,7 @@ export class Afs {
 
   async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume> {
     await this.requireWorkspace(name);
-    return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, name, actor, {
+    return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.listings, name, actor, {
       queryIndex: this.queryIndex,
       textIndex: this.textIndex,
     });

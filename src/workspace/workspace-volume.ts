@@ -9,6 +9,7 @@ import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
 import type { MutationResult, Stat, Volume, WriteOptions } from "../volume/volume.js";
+import type { SubtreeListings } from "./listings.js";
 import { Snapshot } from "./snapshot.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
@@ -31,6 +32,7 @@ export class WorkspaceVolume implements Volume {
     private readonly store: Store,
     private readonly trees: TreeReader,
     private readonly roots: Map<string, Hash>,
+    private readonly listings: SubtreeListings,
     readonly workspace: string,
     private readonly actor: string,
     /** The home's search indexes (keyed by content, so one set serves every workspace). */
@@ -78,7 +80,8 @@ export class WorkspaceVolume implements Volume {
   }
 
   async *walk(path: string, maxDepth = Number.POSITIVE_INFINITY): AsyncIterable<Stat> {
-    // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked.
+    // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked,
+    // reusing the listings of subtrees that have no live rows (SubtreeListings).
     const items = await this.read(async (snap) => {
       const top = await snap.resolve(path);
       if (!top) throw notFound(path);
@@ -91,8 +94,19 @@ export class WorkspaceVolume implements Volume {
         if (list) list.push(row);
         else rowsByDir.set(dir, [row]);
       }
-      const out: Stat[] = [];
-      const visit = async (dir: string, base: Entry, depth: number): Promise<void> => {
+      // Directories with live rows at or below them; every other subtree lists as its stored tree does.
+      const dirty = new Set<string>();
+      for (const dir of rowsByDir.keys()) {
+        for (let d = dir; !dirty.has(d); d = parentOf(d)) {
+          dirty.add(d);
+          if (d === path) break;
+        }
+      }
+      const whole = maxDepth === Number.POSITIVE_INFINITY;
+      const list = async (dir: string, base: Entry, depth: number): Promise<readonly Stat[]> => {
+        const reusable = whole && !dirty.has(dir);
+        const hit = reusable ? this.listings.get(dir, base.hash) : undefined;
+        if (hit) return hit;
         // A stored tree is already in name order; only a directory with live rows needs a merged copy.
         let merged: ReadonlyMap<string, Entry> = await this.trees.get(base.hash);
         let names: Iterable<string> = merged.keys();
@@ -107,15 +121,17 @@ export class WorkspaceVolume implements Volume {
           merged = copy;
           names = [...copy.keys()].sort();
         }
+        const out: Stat[] = [];
         for (const name of names) {
           const e = merged.get(name) as Entry;
           const child = joinPath(dir, name);
           out.push(e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, name, e));
-          if (e.kind === "dir" && depth < maxDepth) await visit(child, e, depth + 1);
+          if (e.kind === "dir" && depth < maxDepth) for (const s of await list(child, e, depth + 1)) out.push(s);
         }
+        if (reusable) this.listings.set(dir, base.hash, out);
+        return out;
       };
-      await visit(path, top, 1);
-      return out;
+      return list(path, top, 1);
     });
     yield* items;
   }

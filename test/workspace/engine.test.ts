@@ -138,6 +138,37 @@ describe("live state", () => {
     expect(await tree(v)).toEqual({ "/e": "<dir>", "/e/fresh.txt": "fresh" });
   });
 
+  it("walks reuse unchanged subtrees and still see every change, from this and another handle", async () => {
+    await afs.createWorkspace("w");
+    const v = await afs.volume("w");
+    for (const p of ["/a/b/c/one.txt", "/a/b/two.txt", "/a/x/three.txt", "/top.txt"]) await put(v, p, p);
+    await afs.createCheckpoint("w", { name: "base" });
+    const paths = async () => {
+      const out: string[] = [];
+      for await (const s of (await afs.volume("w")).walk("/")) out.push(`${s.path}:${s.sha256?.slice(0, 6) ?? "dir"}`);
+      return out;
+    };
+    const before = await paths();
+    expect(await paths()).toEqual(before);
+    await put(v, "/a/b/c/one.txt", "changed");
+    await v.remove("/a/x", { recursive: true });
+    await put(v, "/a/b/c/new.txt", "new");
+    const after = await paths();
+    expect(after.filter((p) => p.startsWith("/a/x"))).toEqual([]);
+    expect(after.some((p) => p.startsWith("/a/b/c/new.txt:"))).toBe(true);
+    expect(after.find((p) => p.startsWith("/a/b/c/one.txt"))).not.toEqual(
+      before.find((p) => p.startsWith("/a/b/c/one.txt")),
+    );
+    // A second engine on the same store (another process, in effect) changes the live state.
+    const { Afs } = await import("../../src/workspace/afs.js");
+    const other = await Afs.open({ home: afs.home, store: afs.store.url });
+    await (await other.volume("w")).rename("/a/b", "/a/moved", {});
+    await other.close();
+    expect((await paths()).filter((p) => p.startsWith("/a/b"))).toEqual([]);
+    await afs.restoreCheckpoint("w", "base");
+    expect(await paths()).toEqual(before);
+  });
+
   it("refuses to write under a file and over a directory", async () => {
     await afs.createWorkspace("w");
     const v = await afs.volume("w");
