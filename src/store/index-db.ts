@@ -4,6 +4,9 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
+import { useWal } from "./sqlite-wal.js";
+
+const BUSY_TIMEOUT_MS = 10_000;
 
 export class IndexDb {
   private constructor(
@@ -14,8 +17,8 @@ export class IndexDb {
   static open(path: string): IndexDb {
     const file = resolve(path);
     mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file, { timeout: 10_000 });
-    db.pragma("journal_mode = WAL");
+    const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    useWal(db, BUSY_TIMEOUT_MS);
     db.pragma("synchronous = NORMAL");
     db.exec("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL)");
     return new IndexDb(db, file);

@@ -9,6 +9,7 @@ import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { parentOf } from "../core/paths.js";
 import { TOKENS_MIGRATION, tokenStatements } from "./sqlite-tokens.js";
+import { useWal } from "./sqlite-wal.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -307,8 +308,9 @@ export class SqliteStore implements Store {
     let db: Database.Database | undefined;
     try {
       mkdirSync(dirname(file), { recursive: true });
-      db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
-      db.pragma("journal_mode = WAL");
+      const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+      db = new Database(file, { timeout });
+      useWal(db, timeout);
       // In WAL mode NORMAL only risks the last transactions on power loss, never on a process kill.
       db.pragma("synchronous = NORMAL");
       db.pragma("foreign_keys = ON");
