@@ -2,6 +2,7 @@
 // checks each result against the tool's declared output schema as it arrives.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { QueryResult } from "../../src/ops/index.js";
 import { ensureBuilt, type Home, home, type Session } from "./session.js";
 
 const sha = (s: string | Buffer): string => createHash("sha256").update(s).digest("hex");
@@ -199,19 +200,7 @@ describe("afs mcp tools", () => {
     });
     const s = noEmbeddings;
     const r = await s.call("file_query", { query: "how is the retry backoff done" });
-    const out = r.structuredContent as {
-      status: string;
-      results: {
-        path: string;
-        chunk_id: string;
-        start_line: number;
-        end_line: number;
-        score: number;
-        snippet: string;
-        search_types: string[];
-      }[];
-      warnings: string[];
-    };
+    const out = r.structuredContent as unknown as QueryResult;
     expect(out.status).toBe("ok");
     expect(out.results.map((x) => x.path)).toEqual(["/src/app.ts", "/docs/notes.md"]);
     const [first, second] = out.results;

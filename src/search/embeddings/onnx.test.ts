@@ -1,6 +1,7 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { failure } from "../../../test/helpers/failure.js";
 import {
   TINY_DIMENSIONS,
   TINY_VOCAB,
@@ -9,7 +10,6 @@ import {
   writeTinyModel,
 } from "../../../test/helpers/tiny-embedding-model.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
-import { AfsError } from "../../core/errors.js";
 import { type OnnxEmbeddingProvider, openOnnxProvider } from "./onnx.js";
 import { dot, normalize } from "./provider.js";
 
@@ -33,15 +33,6 @@ async function model(options: TinyModelOptions = {}, name = "tiny"): Promise<Onn
   const provider = await openOnnxProvider({ dir });
   opened.push(provider);
   return provider;
-}
-
-async function failure(p: Promise<unknown>): Promise<AfsError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AfsError);
-  return e as AfsError;
 }
 
 /** Mean of the table rows for `tokens`, normalized: what BERT-style mean pooling must produce. */

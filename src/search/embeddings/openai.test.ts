@@ -5,7 +5,7 @@ import {
   TEST_DIMENSIONS,
   testVector,
 } from "../../../test/helpers/embeddings-server.js";
-import { AfsError } from "../../core/errors.js";
+import { failure } from "../../../test/helpers/failure.js";
 import { OpenAiEmbeddingProvider, type OpenAiProviderOptions, truncateUtf8 } from "./openai.js";
 import { normalize } from "./provider.js";
 
@@ -27,15 +27,6 @@ const provider = (options: OpenAiProviderOptions = {}): OpenAiEmbeddingProvider 
   });
 
 const expected = (text: string): Float32Array => normalize(Float32Array.from(testVector(text)));
-
-async function failure(p: Promise<unknown>): Promise<AfsError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AfsError);
-  return e as AfsError;
-}
 
 describe("OpenAiEmbeddingProvider against a local embeddings server", () => {
   it("posts {model, input} with the bearer key and returns unit vectors in input order", async () => {
