@@ -240,6 +240,17 @@ export class ChunkIndex implements QueryIndex {
     await this.sync();
   }
 
+  /**
+   * Forgets the blobs for which `keep` is false (gc: those the store no longer holds) with their
+   * chunks, then the vectors no remaining chunk needs.
+   */
+  async prune(keep: (blob: Hash) => boolean): Promise<{ blobs: number; chunks: number; vectors: number }> {
+    const pruned = await this.options.chunks.prune(keep);
+    const vectors = await this.options.vectors.prune();
+    await this.sync();
+    return { ...pruned, vectors };
+  }
+
   /** Frees embedding models this index opened (an ONNX session); they reopen when next needed. */
   async close(): Promise<void> {
     if (this.usedProvider) await closeEmbeddingProviders();

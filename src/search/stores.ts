@@ -1,6 +1,7 @@
 // The storage seams under ranked search: chunk records with their keyword index, and vectors.
 // Everything stored is derived from content and keyed by hashes, so entries never go stale; only
-// `drop` removes them. Implementations: src/store/search/*-sqlite.ts.
+// `drop`, and `prune` of contents the blob store no longer holds, remove them.
+// Implementations: src/store/search/*-sqlite.ts.
 import type { Hash } from "../core/hash.js";
 import type { ChunkStrategy } from "./chunks.js";
 import type { ChunkRef, KeywordHit } from "./query-index.js";
@@ -24,7 +25,7 @@ export interface ChunkedBlob {
 }
 
 export interface ChunkStore {
-  /** Changes whenever the store is dropped, so callers know to forget what they cached. */
+  /** Changes whenever the store is dropped or pruned, so callers know to forget what they cached. */
   generation(): Promise<number>;
   /** Which of `blobs` are chunked with `strategy`. */
   chunked(strategy: ChunkStrategy, blobs: readonly Hash[]): Promise<Set<Hash>>;
@@ -48,6 +49,11 @@ export interface ChunkStore {
   stats(strategy: ChunkStrategy): Promise<{ blobs: number; chunks: number }>;
   /** Forgets every chunk (and the keyword index). */
   drop(): Promise<void>;
+  /**
+   * Forgets the blobs for which `keep` is false (gc: those the store no longer holds), with their
+   * chunks, and changes the generation when it removes any. Returns how many of each went.
+   */
+  prune(keep: (blob: Hash) => boolean): Promise<{ blobs: number; chunks: number }>;
 }
 
 export interface VectorStore {
@@ -57,4 +63,6 @@ export interface VectorStore {
   count(provider: string): Promise<number>;
   /** Forgets every vector of every provider. */
   drop(): Promise<void>;
+  /** Forgets the vectors of chunk hashes no chunk in the chunk store holds any more; returns how many. */
+  prune(): Promise<number>;
 }

@@ -48,4 +48,6 @@ export interface TextIndex {
   status(): Promise<TextIndexStatus>;
   /** Forgets everything indexed (for a rebuild); the next search or build indexes afresh. */
   clear(): Promise<void>;
+  /** Forgets the blobs for which `keep` is false (gc: those the store no longer holds); returns how many. */
+  prune(keep: (hash: Hash) => boolean): Promise<number>;
 }

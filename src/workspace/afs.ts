@@ -1,6 +1,7 @@
 // The afs engine as one object: open a home, then manage workspaces, checkpoints and volumes.
 // Every surface (CLI, MCP, ACP, HTTP) talks to this facade and the ops, never to the store.
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { userInfo } from "node:os";
 import { AfsError } from "../core/errors.js";
@@ -25,7 +26,7 @@ import { defaultStoreUrl, readConfig, resolveHome, writeConfig } from "./config.
 import { checkpointInfo, type EngineContext, snapshot, type WorkspaceInfo, workspaceInfo } from "./context.js";
 import { type Change, type DiffSummary, diffTrees, summarize } from "./diff.js";
 import { fold } from "./fold.js";
-import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS } from "./gc.js";
+import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS, type IndexPruned } from "./gc.js";
 import { SubtreeListings } from "./listings.js";
 import { checkName } from "./names.js";
 import { notFoundWorkspace } from "./snapshot.js";
@@ -229,8 +230,20 @@ export class Afs {
 
   // --- maintenance -------------------------------------------------------------------------
 
+  /** Deletes what nothing uses, and the search index rows of blobs gone from the store. */
   gc(options: { graceMs?: number } = {}) {
-    return collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS);
+    return collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS, (kept) =>
+      this.pruneIndexes(kept),
+    );
+  }
+
+  /** Drops index rows of blobs not in `kept` (but not the empty blob, never stored); no index file, no work. */
+  private async pruneIndexes(kept: ReadonlySet<Hash>): Promise<IndexPruned | undefined> {
+    if (!this.indexDb && !existsSync(indexDbPath(this.store.url, this.home))) return undefined;
+    const keep = (hash: Hash): boolean => hash === EMPTY_SHA256 || kept.has(hash);
+    const text_blobs = await this.textIndex.prune(keep);
+    const query = await this.queryIndex.prune(keep);
+    return { text_blobs, query_blobs: query.blobs, chunks: query.chunks, vectors: query.vectors };
   }
 
   fsck() {

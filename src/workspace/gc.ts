@@ -36,22 +36,41 @@ async function markReachable(store: Store, trees: TreeReader): Promise<Reachable
   return seen;
 }
 
+/** Rows the search indexes dropped because the store no longer holds their blobs. */
+export interface IndexPruned {
+  /** grep's content index: blobs (with their trigrams). */
+  text_blobs: number;
+  /** The query index: chunked blobs, their chunks, and vectors no remaining chunk needs. */
+  query_blobs: number;
+  chunks: number;
+  vectors: number;
+}
+
 export interface GcResult {
   blobs_deleted: number;
   trees_deleted: number;
   bytes_freed: number;
   blobs_kept: number;
   trees_kept: number;
+  /** Absent when there is no index file (gc does not create one). */
+  index_pruned?: IndexPruned;
 }
 
+/**
+ * Deletes unreachable objects older than the grace period, then lets `pruneIndex` drop derived
+ * rows of blobs the store no longer holds: it is passed the blobs kept. A blob stored after the
+ * listing is not among them; its rows, if already indexed, go too, and are rebuilt when next needed.
+ */
 export async function collectGarbage(
   store: Store,
   trees: TreeReader,
   graceMs = DEFAULT_GC_GRACE_MS,
+  pruneIndex?: (kept: ReadonlySet<Hash>) => Promise<IndexPruned | undefined>,
 ): Promise<GcResult> {
   const cutoff = Date.now() - graceMs;
   const live = await markReachable(store, trees);
   const result: GcResult = { blobs_deleted: 0, trees_deleted: 0, bytes_freed: 0, blobs_kept: 0, trees_kept: 0 };
+  const keptBlobs = new Set<Hash>();
   for (const kind of ["blob", "tree"] as const) {
     const keep = kind === "blob" ? live.blobs : live.trees;
     const doomed: Hash[] = [];
@@ -59,6 +78,7 @@ export async function collectGarbage(
       // The empty tree is shared by every new directory and always kept (Afs.open stores it).
       if (keep.has(obj.hash) || obj.createdAt > cutoff || obj.hash === EMPTY_TREE) {
         result[kind === "blob" ? "blobs_kept" : "trees_kept"]++;
+        if (kind === "blob") keptBlobs.add(obj.hash);
         continue;
       }
       doomed.push(obj.hash);
@@ -67,6 +87,8 @@ export async function collectGarbage(
     const deleted = await store.deleteObjects(kind, doomed);
     result[kind === "blob" ? "blobs_deleted" : "trees_deleted"] = deleted;
   }
+  const pruned = await pruneIndex?.(keptBlobs);
+  if (pruned) result.index_pruned = pruned;
   return result;
 }
 

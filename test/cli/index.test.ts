@@ -1,5 +1,7 @@
 // `afs index status|build|rebuild` and `afs fs query` end to end through the built CLI.
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTinyModel } from "../helpers/tiny-embedding-model.js";
 import { type Cli, cli, ensureBuilt, MAIN } from "./run.js";
@@ -114,6 +116,44 @@ describe("afs fs query", () => {
     );
     const bad = afs.run(["fs", "query", "x", "--mode", "fuzzy"]);
     expect(bad.status).toBe(2);
+  });
+});
+
+describe("afs gc", () => {
+  it("prunes index rows of the contents it deletes and reports them; without an index file, creates none", async () => {
+    const home = await cli();
+    try {
+      for (const k of Object.keys(home.env))
+        if (k.startsWith("AFS_EMBED_") || k === "OPENAI_API_KEY") delete home.env[k];
+      home.ok(["ws", "create", "keep"]);
+      home.ok(["ws", "create", "drop"]);
+      home.ok(["fs", "write", "/a.md", "-w", "keep", "--content", "the kitten sleeps\n"]);
+      home.ok(["fs", "write", "/b.md", "-w", "drop", "--content", "the payment is late\n"]);
+      home.ok(["ws", "delete", "drop"]);
+      expect(home.json<{ index_pruned?: unknown }>(["gc", "--grace", "0"]).index_pruned).toBeUndefined();
+      expect(existsSync(join(home.home, "afs.index.db"))).toBe(false);
+
+      home.ok(["ws", "create", "drop"]);
+      home.ok(["fs", "write", "/b.md", "-w", "drop", "--content", "the payment is late\n"]);
+      home.ok(["index", "build"]);
+      expect(home.json<Status>(["index", "status"]).stored).toEqual({ blobs: 2, chunks: 2 });
+      home.ok(["ws", "delete", "drop"]);
+      expect(home.json(["gc", "--grace", "0"])).toMatchObject({
+        blobs_deleted: 1,
+        index_pruned: { text_blobs: 1, query_blobs: 1, chunks: 1, vectors: 0 },
+      });
+      const status = home.json<Status>(["index", "status"]);
+      expect(status.stored).toEqual({ blobs: 1, chunks: 1 });
+      expect(status.text.texts).toBe(1);
+      expect(home.ok(["gc", "--grace", "0"])).toMatch(
+        /\nindex: pruned 0 contents from grep's index, 0 contents \(0 chunks\) and 0 vectors from the query index\n$/,
+      );
+      expect(home.json<{ results: { path: string }[] }>(["fs", "query", "kitten", "-w", "keep"]).results).toMatchObject(
+        [{ path: "/a.md" }],
+      );
+    } finally {
+      await home.cleanup();
+    }
   });
 });
 

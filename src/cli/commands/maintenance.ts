@@ -11,12 +11,18 @@ export function registerMaintenanceCommands(program: Command): void {
     .action((flags: JsonFlag & { grace?: number }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const result = await afs.gc({ graceMs: flags.grace === undefined ? undefined : flags.grace * 1000 });
-        emit(
-          flags,
-          result,
-          (r) =>
+        emit(flags, result, (r) => {
+          const lines = [
             `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees`,
-        );
+          ];
+          const p = r.index_pruned;
+          if (p) {
+            lines.push(
+              `index: pruned ${plural(p.text_blobs, "content")} from grep's index, ${plural(p.query_blobs, "content")} (${plural(p.chunks, "chunk")}) and ${plural(p.vectors, "vector")} from the query index`,
+            );
+          }
+          return lines;
+        });
       }),
     );
 

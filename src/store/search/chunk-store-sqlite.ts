@@ -21,22 +21,26 @@ const FTS = { auto: "query_fts_auto", regex: "query_fts_regex" } as const satisf
 const VOCAB = { auto: "query_vocab_auto", regex: "query_vocab_regex" } as const satisfies Record<ChunkStrategy, string>;
 
 // unicode61 over words our tokenizer already produced: it only has to split at the spaces (and
-// fold diacritics); identifiers were split into parts beforehand.
-const ftsTable = (name: string): string =>
+// fold diacritics); identifiers were split into parts beforehand. contentless_delete=1 lets gc
+// delete the rows of blobs the store no longer holds (the tables of schema steps 1-4 lacked it).
+const ftsTableV1 = (name: string): string =>
   `CREATE VIRTUAL TABLE ${name} USING fts5(terms, content='', tokenize='unicode61 remove_diacritics 2');`;
+const ftsTable = (name: string): string =>
+  `CREATE VIRTUAL TABLE ${name} USING fts5(terms, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');`;
 
 /**
  * Forgets every chunk: a step to append whenever chunking or tokenizing changes what is stored
  * (rows made by the old rules would not match queries made by the new ones).
  */
-const RESET = `
+const reset = (create: (name: string) => string): string => `
   DELETE FROM query_blobs;
   DELETE FROM query_chunks;
   ${Object.values(FTS)
-    .map((t) => `DROP TABLE ${t}; ${ftsTable(t)}`)
+    .map((t) => `DROP TABLE ${t}; ${create(t)}`)
     .join("\n")}
   UPDATE query_meta SET value = value + 1 WHERE key = 'generation';
 `;
+const RESET = reset(ftsTable);
 
 /** Schema steps of the "query" component; append, never edit. */
 const SCHEMA: readonly string[] = [
@@ -58,16 +62,18 @@ const SCHEMA: readonly string[] = [
   );
   CREATE TABLE query_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
   INSERT INTO query_meta (key, value) VALUES ('generation', 0);
-  ${ftsTable(FTS.auto)}
-  ${ftsTable(FTS.regex)}
+  ${ftsTableV1(FTS.auto)}
+  ${ftsTableV1(FTS.regex)}
   `,
   `
   CREATE VIRTUAL TABLE ${VOCAB.auto} USING fts5vocab(${FTS.auto}, row);
   CREATE VIRTUAL TABLE ${VOCAB.regex} USING fts5vocab(${FTS.regex}, row);
   `,
   // Identifiers are indexed as their parts only (no joined whole): a query phrase does that job.
-  RESET,
+  reset(ftsTableV1),
   // Chunks merge up to 12 lines / 700 bytes (was 8 / 400).
+  reset(ftsTableV1),
+  // FTS tables that take DELETE, so gc can prune.
   RESET,
 ];
 
@@ -256,6 +262,33 @@ export class SqliteChunkStore implements ChunkStore {
   async drop(): Promise<void> {
     const db = this.db;
     db.transaction(() => db.exec(RESET)).immediate();
+  }
+
+  async prune(keep: (blob: Hash) => boolean): Promise<{ blobs: number; chunks: number }> {
+    const db = this.db;
+    const rows = db.prepare("SELECT id, hash, strategy FROM query_blobs").safeIntegers();
+    const deleteRange = (table: string) => db.prepare(`DELETE FROM ${table} WHERE rowid >= ? AND rowid < ?`);
+    const deleteChunks = deleteRange("query_chunks");
+    const deleteFts = Object.fromEntries(Object.entries(FTS).map(([s, t]) => [s, deleteRange(t)]));
+    const deleteBlob = db.prepare("DELETE FROM query_blobs WHERE id = ?");
+    // A blob row's id may be handed out again once deleted, and with it its chunk ids; other
+    // processes cache which blobs are chunked. Bumping the generation (as drop does) makes each
+    // forget that cache, so none believes a pruned blob chunked or reads another's chunks as its own.
+    // IMMEDIATE: no writer chunks between reading the rows and deleting them.
+    return db
+      .transaction(() => {
+        const gone = (rows.all() as { id: bigint; hash: Hash; strategy: ChunkStrategy }[]).filter((r) => !keep(r.hash));
+        let chunks = 0;
+        for (const r of gone) {
+          const range = [r.id << SEQ_BITS, (r.id + 1n) << SEQ_BITS] as const;
+          chunks += deleteChunks.run(...range).changes;
+          deleteFts[r.strategy]?.run(...range);
+          deleteBlob.run(r.id);
+        }
+        if (gone.length > 0) db.exec("UPDATE query_meta SET value = value + 1 WHERE key = 'generation'");
+        return { blobs: gone.length, chunks };
+      })
+      .immediate();
   }
 }
 

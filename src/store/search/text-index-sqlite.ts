@@ -19,8 +19,7 @@ import type { IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
 // `state` records what indexing found, so binary and huge blobs are never read again.
-// The trigram table is contentless (the text lives in the store) with detail=none and no column
-// sizes: it answers "which rows hold all these tokens", which is all a candidate filter needs.
+// The trigram table is contentless (the text lives in the store) with detail=none: it answers "which rows hold all these tokens", which is all a candidate filter needs.
 const SCHEMA = [
   `CREATE TABLE text_blobs (
      id INTEGER PRIMARY KEY,
@@ -34,6 +33,14 @@ const SCHEMA = [
   // Version 2: clear() bumps the generation, so other processes drop the ids they remember.
   `CREATE TABLE text_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
    INSERT INTO text_meta (key, value) VALUES ('generation', 0);`,
+  // Version 3: the trigram table takes DELETE (contentless_delete=1, which rules out columnsize=0)
+  // so gc can prune blobs the store no longer holds. The old table goes, and the rows indexed into it.
+  `DELETE FROM text_blobs;
+   DROP TABLE text_trigrams;
+   CREATE VIRTUAL TABLE text_trigrams USING fts5(
+     grams, content='', contentless_delete=1, tokenize='ascii', detail=none
+   );
+   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
 enum State {
@@ -143,7 +150,31 @@ export class SqliteTextIndex implements TextIndex {
     this.known.clear();
   }
 
-  /** Row ids are reused after a clear (here or in another process): then what `known` holds is void. */
+  async prune(keep: (hash: Hash) => boolean): Promise<number> {
+    const st = this.st;
+    // Row ids of deleted rows may be handed out again, so a pruning bumps the generation like
+    // clear(): every process forgets the ids it holds rather than matching one to another blob.
+    // (AUTOINCREMENT would avoid the reuse, but a process would still believe a pruned blob indexed.)
+    // IMMEDIATE: no writer indexes between reading the rows and deleting them.
+    const pruned = st.db
+      .transaction(() => {
+        const gone: number[] = [];
+        for (const row of st.rows.iterate() as Iterable<{ id: number; hash: Hash }>) {
+          if (!keep(row.hash)) gone.push(row.id);
+        }
+        for (let i = 0; i < gone.length; i += LOOKUP_CHUNK) {
+          const ids = JSON.stringify(gone.slice(i, i + LOOKUP_CHUNK));
+          st.deleteGrams.run(ids);
+          st.deleteBlobs.run(ids);
+        }
+        if (gone.length > 0) st.bump.run();
+        return gone.length;
+      })
+      .immediate();
+    return pruned;
+  }
+
+  /** Row ids are reused after a clear or prune (here or in another process): then what `known` holds is void. */
   private checkGeneration(): void {
     const generation = this.st.generation.get() as number;
     if (generation !== this.generation) {
@@ -248,6 +279,10 @@ function prepare(db: Database.Database) {
     insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
     match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
     generation: db.prepare("SELECT value FROM text_meta WHERE key = 'generation'").pluck(),
+    rows: db.prepare("SELECT id, hash FROM text_blobs"),
+    deleteGrams: db.prepare<[string]>("DELETE FROM text_trigrams WHERE rowid IN (SELECT value FROM json_each(?))"),
+    deleteBlobs: db.prepare<[string]>("DELETE FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))"),
+    bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
     status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
   };
 }

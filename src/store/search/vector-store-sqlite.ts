@@ -62,6 +62,20 @@ export class SqliteVectorStore implements VectorStore {
     return this.db.prepare("SELECT COUNT(*) FROM query_vectors WHERE provider = ?").pluck().get(provider) as number;
   }
 
+  /**
+   * Vectors are keyed by chunk hash, not blob, so they are pruned by what the chunk index still
+   * holds: its query_chunks table lives in this file too. Vectors never enter another process's
+   * cache wrongly (a chunk hash names its text), so no generation is needed.
+   */
+  async prune(): Promise<number> {
+    const db = this.db;
+    const chunks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'query_chunks'").get();
+    const sql = chunks
+      ? "DELETE FROM query_vectors WHERE chunk NOT IN (SELECT hash FROM query_chunks)"
+      : "DELETE FROM query_vectors";
+    return db.transaction(() => db.prepare(sql).run().changes).immediate();
+  }
+
   async drop(): Promise<void> {
     this.db.exec("DELETE FROM query_vectors");
   }
