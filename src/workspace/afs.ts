@@ -232,15 +232,15 @@ export class Afs {
 
   /** Deletes what nothing uses, and the search index rows of blobs gone from the store. */
   gc(options: { graceMs?: number } = {}) {
-    return collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS, (kept) =>
-      this.pruneIndexes(kept),
+    return collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS, (deleted) =>
+      this.pruneIndexes(deleted),
     );
   }
 
-  /** Drops index rows of blobs not in `kept` (but not the empty blob, never stored); no index file, no work. */
-  private async pruneIndexes(kept: ReadonlySet<Hash>): Promise<IndexPruned | undefined> {
+  /** Drops the index rows of blobs gc deleted; no index file, no work. */
+  private async pruneIndexes(deleted: ReadonlySet<Hash>): Promise<IndexPruned | undefined> {
     if (!this.indexDb && !existsSync(indexDbPath(this.store.url, this.home))) return undefined;
-    const keep = (hash: Hash): boolean => hash === EMPTY_SHA256 || kept.has(hash);
+    const keep = (hash: Hash): boolean => !deleted.has(hash);
     const text_blobs = await this.textIndex.prune(keep);
     const query = await this.queryIndex.prune(keep);
     return { text_blobs, query_blobs: query.blobs, chunks: query.chunks, vectors: query.vectors };

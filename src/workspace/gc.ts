@@ -58,19 +58,19 @@ export interface GcResult {
 
 /**
  * Deletes unreachable objects older than the grace period, then lets `pruneIndex` drop derived
- * rows of blobs the store no longer holds: it is passed the blobs kept. A blob stored after the
- * listing is not among them; its rows, if already indexed, go too, and are rebuilt when next needed.
+ * rows of the blobs it deleted. Passing what was deleted (not what was kept) leaves alone a blob
+ * stored and indexed while gc ran, so a concurrent search never loses it.
  */
 export async function collectGarbage(
   store: Store,
   trees: TreeReader,
   graceMs = DEFAULT_GC_GRACE_MS,
-  pruneIndex?: (kept: ReadonlySet<Hash>) => Promise<IndexPruned | undefined>,
+  pruneIndex?: (deleted: ReadonlySet<Hash>) => Promise<IndexPruned | undefined>,
 ): Promise<GcResult> {
   const cutoff = Date.now() - graceMs;
   const live = await markReachable(store, trees);
   const result: GcResult = { blobs_deleted: 0, trees_deleted: 0, bytes_freed: 0, blobs_kept: 0, trees_kept: 0 };
-  const keptBlobs = new Set<Hash>();
+  const goneBlobs = new Set<Hash>();
   for (const kind of ["blob", "tree"] as const) {
     const keep = kind === "blob" ? live.blobs : live.trees;
     const doomed: Hash[] = [];
@@ -78,16 +78,16 @@ export async function collectGarbage(
       // The empty tree is shared by every new directory and always kept (Afs.open stores it).
       if (keep.has(obj.hash) || obj.createdAt > cutoff || obj.hash === EMPTY_TREE) {
         result[kind === "blob" ? "blobs_kept" : "trees_kept"]++;
-        if (kind === "blob") keptBlobs.add(obj.hash);
         continue;
       }
       doomed.push(obj.hash);
       result.bytes_freed += obj.size;
     }
     const deleted = await store.deleteObjects(kind, doomed);
+    if (kind === "blob") for (const hash of doomed) goneBlobs.add(hash);
     result[kind === "blob" ? "blobs_deleted" : "trees_deleted"] = deleted;
   }
-  const pruned = await pruneIndex?.(keptBlobs);
+  const pruned = await pruneIndex?.(goneBlobs);
   if (pruned) result.index_pruned = pruned;
   return result;
 }
