@@ -8,7 +8,9 @@ import type { Entry, EntryKind } from "../core/entry.js";
 import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { parentOf } from "../core/paths.js";
-import { TOKENS_MIGRATION, tokenStatements } from "./sqlite-tokens.js";
+import { migrate } from "./sqlite-schema.js";
+import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./sqlite-statements.js";
+import { tokenStatements } from "./sqlite-tokens.js";
 import { useWal } from "./sqlite-wal.js";
 import type {
   CheckpointRecord,
@@ -26,63 +28,6 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /** Rows per query when listing objects, so gc never holds a statement open across an await. */
 const LIST_PAGE = 1000;
 
-/**
- * Schema versions, applied in order and recorded in PRAGMA user_version. Never edit a shipped
- * entry; append a new one. Object tables keep `data` last so listing them never reads the bytes.
- */
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, created_at INTEGER NOT NULL, data BLOB NOT NULL);
-  CREATE TABLE trees (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, created_at INTEGER NOT NULL, data BLOB NOT NULL);
-  CREATE TABLE workspaces (
-    name TEXT PRIMARY KEY,
-    description TEXT NOT NULL,
-    head TEXT NOT NULL REFERENCES checkpoints(id) DEFERRABLE INITIALLY DEFERRED,
-    revision INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
-  );
-  CREATE INDEX workspaces_head ON workspaces(head);
-  CREATE TABLE checkpoints (
-    id TEXT PRIMARY KEY,
-    workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    root TEXT NOT NULL,
-    parent TEXT,
-    created_at INTEGER NOT NULL,
-    actor TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    description TEXT NOT NULL,
-    UNIQUE (workspace, name)
-  );
-  CREATE INDEX checkpoints_by_time ON checkpoints(workspace, created_at);
-  CREATE TABLE overlay (
-    workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    parent TEXT NOT NULL,
-    kind TEXT,
-    hash TEXT,
-    size INTEGER,
-    mode INTEGER,
-    mtime INTEGER,
-    PRIMARY KEY (workspace, path)
-  ) WITHOUT ROWID;
-  CREATE INDEX overlay_children ON overlay(workspace, parent);
-  CREATE TABLE events (
-    workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    op TEXT NOT NULL,
-    path TEXT NOT NULL,
-    old_hash TEXT,
-    new_hash TEXT,
-    actor TEXT NOT NULL,
-    time INTEGER NOT NULL,
-    PRIMARY KEY (workspace, seq)
-  ) WITHOUT ROWID;
-  `,
-  TOKENS_MIGRATION,
-];
-
 /** How SQLite's result codes reach callers; the first matching prefix wins. */
 const SQLITE_ERRORS: ReadonlyArray<readonly [prefix: string, code: ErrorCode, advice: string]> = [
   ["SQLITE_BUSY", "TIMEOUT", "store is busy (another process holds its write lock); retry"],
@@ -94,120 +39,6 @@ const SQLITE_ERRORS: ReadonlyArray<readonly [prefix: string, code: ErrorCode, ad
   ["SQLITE_CANTOPEN", "IO_ERROR", "cannot open the store file"],
   ["SQLITE_CONSTRAINT", "INTERNAL", "store constraint violated"],
 ];
-
-const CHECKPOINT_COLUMNS =
-  "id, workspace, name, root, parent, created_at AS createdAt, actor, kind, description FROM checkpoints";
-const WORKSPACE_COLUMNS =
-  "name, description, head, revision, created_at AS createdAt, updated_at AS updatedAt FROM workspaces";
-const OVERLAY_COLUMNS = "path, kind, hash, size, mode, mtime FROM overlay";
-
-interface OverlayDbRow {
-  path: string;
-  kind: EntryKind | null;
-  hash: Hash | null;
-  size: number | null;
-  mode: number | null;
-  mtime: number | null;
-}
-
-interface ObjectInfo {
-  hash: Hash;
-  createdAt: number;
-  size: number;
-}
-
-type ObjectKind = "blob" | "tree";
-
-function prepare(db: Database.Database) {
-  const objects = (table: "blobs" | "trees") => ({
-    put: db.prepare<[Hash, number, number, Buffer]>(
-      `INSERT OR IGNORE INTO ${table} (hash, size, created_at, data) VALUES (?, ?, ?, ?)`,
-    ),
-    get: db.prepare<[Hash], Buffer>(`SELECT data FROM ${table} WHERE hash = ?`).pluck(),
-    has: db.prepare<[string], Hash>(`SELECT hash FROM ${table} WHERE hash IN (SELECT value FROM json_each(?))`).pluck(),
-    list: db.prepare<[Hash, number], ObjectInfo>(
-      `SELECT hash, created_at AS createdAt, size FROM ${table} WHERE hash > ? ORDER BY hash LIMIT ?`,
-    ),
-    delete: db.prepare<[Hash]>(`DELETE FROM ${table} WHERE hash = ?`),
-  });
-  return {
-    blob: objects("blobs"),
-    tree: objects("trees"),
-    workspace: db.prepare<[string], WorkspaceRecord>(`SELECT ${WORKSPACE_COLUMNS} WHERE name = ?`),
-    workspaces: db.prepare<[], WorkspaceRecord>(`SELECT ${WORKSPACE_COLUMNS} ORDER BY name`),
-    revision: db.prepare<[string], number>("SELECT revision FROM workspaces WHERE name = ?").pluck(),
-    head: db.prepare<[string], string>("SELECT head FROM workspaces WHERE name = ?").pluck(),
-    insertWorkspace: db.prepare<[string, string, string, number, number, number]>(
-      "INSERT INTO workspaces (name, description, head, revision, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
-    deleteWorkspace: db.prepare<[string]>("DELETE FROM workspaces WHERE name = ?"),
-    advance: db.prepare<[number, number, string]>("UPDATE workspaces SET revision = ?, updated_at = ? WHERE name = ?"),
-    advanceHead: db.prepare<[string, number, number, string]>(
-      "UPDATE workspaces SET head = ?, revision = ?, updated_at = ? WHERE name = ?",
-    ),
-    checkpointById: db.prepare<[string], CheckpointRecord>(`SELECT ${CHECKPOINT_COLUMNS} WHERE id = ?`),
-    checkpointByName: db.prepare<[string, string], CheckpointRecord>(
-      `SELECT ${CHECKPOINT_COLUMNS} WHERE workspace = ? AND name = ?`,
-    ),
-    checkpoints: db.prepare<[string], CheckpointRecord>(
-      `SELECT ${CHECKPOINT_COLUMNS} WHERE workspace = ? ORDER BY created_at DESC, rowid DESC`,
-    ),
-    insertCheckpoint: db.prepare<[string, string, string, string, string | null, number, string, string, string]>(
-      "INSERT INTO checkpoints (id, workspace, name, root, parent, created_at, actor, kind, description)" +
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    ),
-    deleteCheckpoint: db.prepare<[string, string]>("DELETE FROM checkpoints WHERE id = ? AND workspace = ?"),
-    overlayGet: db.prepare<[string, string], OverlayDbRow>(
-      `SELECT ${OVERLAY_COLUMNS} WHERE workspace = ? AND path IN (SELECT value FROM json_each(?))`,
-    ),
-    // Every path strictly below a directory sorts between "dir/" and "dir0" ("0" follows "/"), so
-    // a range on the primary key finds them without LIKE and its wildcards.
-    overlayUnder: db.prepare<[string, string, string], OverlayDbRow>(
-      `SELECT ${OVERLAY_COLUMNS} WHERE workspace = ? AND path > ? AND path < ? ORDER BY path`,
-    ),
-    // Through overlay_children, so listing a directory costs its children, not its whole subtree.
-    overlayChildren: db.prepare<[string, string], OverlayDbRow>(
-      `SELECT ${OVERLAY_COLUMNS} INDEXED BY overlay_children WHERE workspace = ? AND parent = ? AND path <> parent` +
-        " ORDER BY path",
-    ),
-    overlayCount: db.prepare<[string], number>("SELECT count(*) FROM overlay WHERE workspace = ?").pluck(),
-    overlayPut: db.prepare<
-      [string, string, string, EntryKind | null, Hash | null, number | null, number | null, number | null]
-    >(
-      "INSERT OR REPLACE INTO overlay (workspace, path, parent, kind, hash, size, mode, mtime)" +
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    ),
-    overlayClearUnder: db.prepare<[string, string, string]>(
-      "DELETE FROM overlay WHERE workspace = ? AND path > ? AND path < ?",
-    ),
-    overlayClear: db.prepare<[string]>("DELETE FROM overlay WHERE workspace = ?"),
-    insertEvent: db.prepare<[string, number, string, string, Hash | null, Hash | null, string, number]>(
-      "INSERT INTO events (workspace, seq, op, path, old_hash, new_hash, actor, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    ),
-    events: db.prepare<[string, number, number], EventRecord>(
-      "SELECT workspace, seq, op, path, old_hash AS oldHash, new_hash AS newHash, actor, time FROM events" +
-        " WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?",
-    ),
-    checkpointRoots: db.prepare<[], Hash>("SELECT DISTINCT root FROM checkpoints").pluck(),
-    overlayHashes: db.prepare<[], { kind: EntryKind; hash: Hash }>(
-      "SELECT DISTINCT kind, hash FROM overlay WHERE kind IS NOT NULL",
-    ),
-    missingHeads: db.prepare<[], { name: string; head: string }>(
-      "SELECT name, head FROM workspaces w" +
-        " WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.id = w.head AND c.workspace = w.name)",
-    ),
-    missingRoots: db.prepare<[], { workspace: string; name: string; root: Hash }>(
-      "SELECT workspace, name, root FROM checkpoints c WHERE NOT EXISTS (SELECT 1 FROM trees t WHERE t.hash = c.root)",
-    ),
-    missingOverlayObjects: db.prepare<[], { workspace: string; path: string; kind: EntryKind; hash: Hash }>(
-      "SELECT workspace, path, kind, hash FROM overlay o WHERE" +
-        " (kind = 'dir' AND NOT EXISTS (SELECT 1 FROM trees t WHERE t.hash = o.hash)) OR" +
-        " (kind IN ('file', 'symlink') AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = o.hash))",
-    ),
-  };
-}
-
-type Statements = ReturnType<typeof prepare>;
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another connection's lock before failing with TIMEOUT. */
@@ -554,29 +385,6 @@ export class SqliteStore implements Store {
   private appendEvent(workspace: string, seq: number, e: EventInput, time: number): void {
     this.st.insertEvent.run(workspace, seq, e.op, e.path, e.oldHash, e.newHash, e.actor, time);
   }
-}
-
-/** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */
-function migrate(db: Database.Database, file: string): void {
-  const version = (): number => db.pragma("user_version", { simple: true }) as number;
-  const check = (v: number): void => {
-    if (v > MIGRATIONS.length) {
-      throw new AfsError(
-        "IO_ERROR",
-        `the afs store at ${file} has schema version ${v}, newer than this afs understands (${MIGRATIONS.length}); upgrade afs`,
-        { path: file },
-      );
-    }
-  };
-  const current = version();
-  check(current);
-  if (current === MIGRATIONS.length) return;
-  db.transaction(() => {
-    const from = version();
-    check(from);
-    for (const sql of MIGRATIONS.slice(from)) db.exec(sql);
-    db.pragma(`user_version = ${MIGRATIONS.length}`);
-  }).immediate();
 }
 
 function sqliteError(e: unknown): unknown {
