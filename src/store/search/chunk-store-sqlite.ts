@@ -2,6 +2,7 @@
 // Chunks are stored once per (blob hash, strategy). The FTS tables are contentless: they hold the
 // inverted index of each chunk's pre-tokenized words (identifiers already split), never the text,
 // which stays in the blob store.
+import type Database from "better-sqlite3";
 import type { Hash } from "../../core/hash.js";
 import type { ChunkStrategy } from "../../search/chunks.js";
 import type { ChunkRef, KeywordHit } from "../../search/query-index.js";
@@ -92,55 +93,107 @@ interface ChunkRow {
   hash: Buffer;
 }
 
-export class SqliteChunkStore implements ChunkStore {
-  private ready = false;
+/** One statement per value of the strategy (each has its own FTS tables). */
+const perStrategy = <T>(make: (strategy: ChunkStrategy) => T): Record<ChunkStrategy, T> => ({
+  auto: make("auto"),
+  regex: make("regex"),
+});
 
+/** The store's statements, prepared once per connection: queries run them many times each. */
+function prepare(db: Database.Database) {
+  const blobsOf = "FROM json_each(?) j JOIN query_blobs b ON b.hash = j.value AND b.strategy = ?";
+  const rank = (fts: string, inBlobs: boolean) =>
+    // ORDER BY bm25() keeps a top-N heap; ORDER BY rank sorts every match (about twice as slow).
+    db
+      .prepare(
+        `SELECT b.hash AS blob, b.id AS blob_id, c.id, c.start_line, c.end_line, c.hash, s.score
+         FROM (SELECT rowid, -bm25(${fts}) AS score FROM ${fts}
+               WHERE ${fts} MATCH ? AND rowid >= ? AND rowid < ?
+               ${inBlobs ? `AND (rowid >> ${SEQ_BITS}) IN (SELECT value FROM json_each(?))` : ""}
+               ORDER BY score DESC LIMIT ?) s
+         JOIN query_chunks c ON c.id = s.rowid
+         JOIN query_blobs b ON b.id = (c.id >> ${SEQ_BITS})
+         ORDER BY s.score DESC, c.id`,
+      )
+      .safeIntegers();
+  const deleteRange = (table: string) => db.prepare(`DELETE FROM ${table} WHERE rowid >= ? AND rowid < ?`);
+  return {
+    db,
+    generation: db.prepare("SELECT value FROM query_meta WHERE key = 'generation'").pluck(),
+    bump: db.prepare("UPDATE query_meta SET value = value + 1 WHERE key = 'generation'"),
+    chunked: db.prepare(`SELECT b.hash ${blobsOf}`).pluck(),
+    blobIds: db.prepare(`SELECT b.id ${blobsOf}`).pluck().safeIntegers(),
+    blobRows: db.prepare(`SELECT b.hash, b.id, b.name ${blobsOf}`).safeIntegers(),
+    chunkRows: db
+      .prepare("SELECT id, start_line, end_line, hash FROM query_chunks WHERE id >= ? AND id < ? ORDER BY id")
+      .safeIntegers(),
+    insertBlob: db.prepare(
+      "INSERT INTO query_blobs (hash, strategy, name, chunks, skipped) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    ),
+    insertChunk: db.prepare("INSERT INTO query_chunks (id, start_line, end_line, hash) VALUES (?, ?, ?, ?)"),
+    insertTerms: perStrategy((s) => db.prepare(`INSERT INTO ${FTS[s]} (rowid, terms) VALUES (?, ?)`)),
+    rankRange: perStrategy((s) => rank(FTS[s], false)),
+    rankBlobs: perStrategy((s) => rank(FTS[s], true)),
+    totalChunks: db.prepare("SELECT COALESCE(SUM(chunks), 0) FROM query_blobs WHERE strategy = ?").pluck(),
+    commonTerms: perStrategy((s) =>
+      db
+        .prepare(`SELECT term FROM ${VOCAB[s]} WHERE term IN (SELECT value FROM json_each(?)) AND doc * 2 >= ?`)
+        .pluck(),
+    ),
+    stats: db.prepare(
+      "SELECT COUNT(*) AS blobs, COALESCE(SUM(chunks), 0) AS chunks FROM query_blobs WHERE strategy = ?",
+    ),
+    allBlobs: db.prepare("SELECT id, hash, strategy FROM query_blobs").safeIntegers(),
+    deleteChunks: deleteRange("query_chunks"),
+    deleteTerms: perStrategy((s) => deleteRange(FTS[s])),
+    deleteBlob: db.prepare("DELETE FROM query_blobs WHERE id = ?"),
+  };
+}
+
+export class SqliteChunkStore implements ChunkStore {
+  private prepared: ReturnType<typeof prepare> | undefined;
+
+  /** `open` is called on first use, so a process that never searches never opens the index file. */
   constructor(private readonly open: () => IndexDb) {}
 
-  private get db() {
-    const index = this.open();
-    if (!this.ready) {
+  private get st(): ReturnType<typeof prepare> {
+    if (!this.prepared) {
+      const index = this.open();
       index.ensureSchema("query", SCHEMA);
-      this.ready = true;
+      this.prepared = prepare(index.db);
     }
-    return index.db;
+    return this.prepared;
   }
 
   async generation(): Promise<number> {
-    const row = this.db.prepare("SELECT value FROM query_meta WHERE key = 'generation'").get() as { value: number };
-    return row.value;
+    return this.st.generation.get() as number;
   }
 
   async chunked(strategy: ChunkStrategy, blobs: readonly Hash[]): Promise<Set<Hash>> {
     const out = new Set<Hash>();
-    const stmt = this.db
-      .prepare("SELECT b.hash FROM json_each(?) j JOIN query_blobs b ON b.hash = j.value AND b.strategy = ?")
-      .pluck();
     for (let i = 0; i < blobs.length; i += PAGE) {
-      for (const h of stmt.all(JSON.stringify(blobs.slice(i, i + PAGE)), strategy) as string[]) out.add(h);
+      for (const h of this.st.chunked.all(JSON.stringify(blobs.slice(i, i + PAGE)), strategy) as string[]) out.add(h);
     }
     return out;
   }
 
   async put(strategy: ChunkStrategy, blobs: readonly ChunkedBlob[]): Promise<void> {
-    const db = this.db;
-    const blob = db.prepare(
-      "INSERT INTO query_blobs (hash, strategy, name, chunks, skipped) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    );
-    const chunk = db.prepare("INSERT INTO query_chunks (id, start_line, end_line, hash) VALUES (?, ?, ?, ?)");
-    const fts = db.prepare(`INSERT INTO ${FTS[strategy]} (rowid, terms) VALUES (?, ?)`);
-    db.transaction(() => {
-      for (const b of blobs) {
-        const r = blob.run(b.blob, strategy, b.name, b.chunks.length, b.skipped ?? null);
-        if (r.changes === 0) continue; // another process chunked it first
-        const base = BigInt(r.lastInsertRowid) << SEQ_BITS;
-        for (const c of b.chunks) {
-          const id = base + BigInt(c.seq);
-          chunk.run(id, c.start_line, c.end_line, Buffer.from(c.hash, "hex"));
-          fts.run(id, c.terms);
+    const st = this.st;
+    const terms = st.insertTerms[strategy];
+    st.db
+      .transaction(() => {
+        for (const b of blobs) {
+          const r = st.insertBlob.run(b.blob, strategy, b.name, b.chunks.length, b.skipped ?? null);
+          if (r.changes === 0) continue; // another process chunked it first
+          const base = BigInt(r.lastInsertRowid) << SEQ_BITS;
+          for (const c of b.chunks) {
+            const id = base + BigInt(c.seq);
+            st.insertChunk.run(id, c.start_line, c.end_line, Buffer.from(c.hash, "hex"));
+            terms.run(id, c.terms);
+          }
         }
-      }
-    }).immediate();
+      })
+      .immediate();
   }
 
   async chunksOf(
@@ -148,15 +201,7 @@ export class SqliteChunkStore implements ChunkStore {
     blobs: readonly Hash[],
   ): Promise<Map<Hash, { name: string; chunks: ChunkRef[] }>> {
     const out = new Map<Hash, { name: string; chunks: ChunkRef[] }>();
-    const db = this.db;
-    const blobRows = db
-      .prepare(
-        "SELECT b.hash, b.id, b.name FROM json_each(?) j JOIN query_blobs b ON b.hash = j.value AND b.strategy = ?",
-      )
-      .safeIntegers();
-    const chunkRows = db
-      .prepare("SELECT id, start_line, end_line, hash FROM query_chunks WHERE id >= ? AND id < ? ORDER BY id")
-      .safeIntegers();
+    const { blobRows, chunkRows } = this.st;
     for (let i = 0; i < blobs.length; i += PAGE) {
       const page = JSON.stringify(blobs.slice(i, i + PAGE));
       for (const b of blobRows.all(page, strategy) as { hash: string; id: bigint; name: string }[]) {
@@ -187,11 +232,7 @@ export class SqliteChunkStore implements ChunkStore {
     blobs: readonly Hash[],
     limit: number,
   ): Promise<KeywordHit[]> {
-    const ids = this.db
-      .prepare("SELECT b.id FROM json_each(?) j JOIN query_blobs b ON b.hash = j.value AND b.strategy = ?")
-      .pluck()
-      .safeIntegers()
-      .all(JSON.stringify(blobs), strategy) as bigint[];
+    const ids = this.st.blobIds.all(JSON.stringify(blobs), strategy) as bigint[];
     // A blob's chunks are one rowid range, which FTS5 searches without visiting other rows: cheap
     // for a few blobs. For more, every match is ranked once and kept only if its blob is in scope.
     if (ids.length > FEW_RANGES) return this.rank(strategy, query, limit, { blobs: ids });
@@ -209,83 +250,56 @@ export class SqliteChunkStore implements ChunkStore {
   ): KeywordHit[] {
     const match = matchExpression(query);
     if (match === null) return [];
-    const fts = FTS[strategy];
     const [from, to] = within.range ?? [0n, 1n << 62n];
-    const inBlobs = within.blobs ? `AND (rowid >> ${SEQ_BITS}) IN (SELECT value FROM json_each(?))` : "";
-    // ORDER BY bm25() keeps a top-N heap; ORDER BY rank sorts every match (about twice as slow).
-    const rows = this.db
-      .prepare(
-        `SELECT b.hash AS blob, b.id AS blob_id, c.id, c.start_line, c.end_line, c.hash, s.score
-         FROM (SELECT rowid, -bm25(${fts}) AS score FROM ${fts}
-               WHERE ${fts} MATCH ? AND rowid >= ? AND rowid < ? ${inBlobs}
-               ORDER BY score DESC LIMIT ?) s
-         JOIN query_chunks c ON c.id = s.rowid
-         JOIN query_blobs b ON b.id = (c.id >> ${SEQ_BITS})
-         ORDER BY s.score DESC, c.id`,
-      )
-      .safeIntegers()
-      .all(
-        match,
-        from,
-        to,
-        ...(within.blobs ? [JSON.stringify(within.blobs.map(Number))] : []),
-        BigInt(Math.min(limit, Number.MAX_SAFE_INTEGER)),
-      ) as (ChunkRow & { score: number })[];
+    const stmt = (within.blobs ? this.st.rankBlobs : this.st.rankRange)[strategy];
+    const rows = stmt.all(
+      match,
+      from,
+      to,
+      ...(within.blobs ? [JSON.stringify(within.blobs.map(Number))] : []),
+      BigInt(Math.min(limit, Number.MAX_SAFE_INTEGER)),
+    ) as (ChunkRow & { score: number })[];
     return rows.map((r) => ({ chunk: toRef(r), score: Number(r.score) }));
   }
 
   /** The query without its words that are in half the chunks or more; null when none is, or only those. */
   private informative(strategy: ChunkStrategy, query: KeywordQuery): KeywordQuery | null {
     if (query.terms.length === 0) return null;
-    const db = this.db;
-    const total = Number(
-      db.prepare("SELECT COALESCE(SUM(chunks), 0) FROM query_blobs WHERE strategy = ?").pluck().get(strategy),
-    );
-    const common = new Set(
-      db
-        .prepare(`SELECT term FROM ${VOCAB[strategy]} WHERE term IN (SELECT value FROM json_each(?)) AND doc * 2 >= ?`)
-        .pluck()
-        .all(JSON.stringify(query.terms), total) as string[],
-    );
+    const total = Number(this.st.totalChunks.get(strategy));
+    const common = new Set(this.st.commonTerms[strategy].all(JSON.stringify(query.terms), total) as string[]);
     const terms = query.terms.filter((t) => !common.has(t));
     if (common.size === 0 || (terms.length === 0 && query.phrases.length === 0)) return null;
     return { ...query, terms };
   }
 
   async stats(strategy: ChunkStrategy): Promise<{ blobs: number; chunks: number }> {
-    const row = this.db
-      .prepare("SELECT COUNT(*) AS blobs, COALESCE(SUM(chunks), 0) AS chunks FROM query_blobs WHERE strategy = ?")
-      .get(strategy) as { blobs: number; chunks: number };
-    return row;
+    return this.st.stats.get(strategy) as { blobs: number; chunks: number };
   }
 
   async drop(): Promise<void> {
-    const db = this.db;
+    const { db } = this.st;
     db.transaction(() => db.exec(RESET)).immediate();
   }
 
   async prune(keep: (blob: Hash) => boolean): Promise<{ blobs: number; chunks: number }> {
-    const db = this.db;
-    const rows = db.prepare("SELECT id, hash, strategy FROM query_blobs").safeIntegers();
-    const deleteRange = (table: string) => db.prepare(`DELETE FROM ${table} WHERE rowid >= ? AND rowid < ?`);
-    const deleteChunks = deleteRange("query_chunks");
-    const deleteFts = Object.fromEntries(Object.entries(FTS).map(([s, t]) => [s, deleteRange(t)]));
-    const deleteBlob = db.prepare("DELETE FROM query_blobs WHERE id = ?");
+    const st = this.st;
     // A blob row's id may be handed out again once deleted, and with it its chunk ids; other
     // processes cache which blobs are chunked. Bumping the generation (as drop does) makes each
     // forget that cache, so none believes a pruned blob chunked or reads another's chunks as its own.
     // IMMEDIATE: no writer chunks between reading the rows and deleting them.
-    return db
+    return st.db
       .transaction(() => {
-        const gone = (rows.all() as { id: bigint; hash: Hash; strategy: ChunkStrategy }[]).filter((r) => !keep(r.hash));
+        const gone = (st.allBlobs.all() as { id: bigint; hash: Hash; strategy: ChunkStrategy }[]).filter(
+          (r) => !keep(r.hash),
+        );
         let chunks = 0;
         for (const r of gone) {
           const range = [r.id << SEQ_BITS, (r.id + 1n) << SEQ_BITS] as const;
-          chunks += deleteChunks.run(...range).changes;
-          deleteFts[r.strategy]?.run(...range);
-          deleteBlob.run(r.id);
+          chunks += st.deleteChunks.run(...range).changes;
+          st.deleteTerms[r.strategy]?.run(...range);
+          st.deleteBlob.run(r.id);
         }
-        if (gone.length > 0) db.exec("UPDATE query_meta SET value = value + 1 WHERE key = 'generation'");
+        if (gone.length > 0) st.bump.run();
         return { blobs: gone.length, chunks };
       })
       .immediate();
