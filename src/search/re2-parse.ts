@@ -33,7 +33,7 @@ const jsEscape = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&
 const CASED = /[\p{Lu}\p{Ll}\p{Lt}\p{M}]/u;
 
 /** One code point as a literal, or null when case folding would make it unsafe to index. */
-export function charLit(cp: number, fold: boolean): Lit | null {
+function charLit(cp: number, fold: boolean): Lit | null {
   const ch = String.fromCodePoint(cp);
   if (!fold) return { key: foldText(ch), src: jsEscape(ch), plain: ch };
   const lower = cp === 0x212a ? "k" : cp === 0x17f ? "s" : ch.toLowerCase();

@@ -24,7 +24,7 @@ const EMPTY: Lit = { key: "", src: "", plain: "" };
 /** Most literals in one query; past it the query is dropped (a scan is cheaper than a huge query). */
 const MAX_LITERALS = 64;
 /** Shortest literal the trigram index can use. */
-export const MIN_LITERAL = 3;
+const MIN_LITERAL = 3;
 
 interface Info {
   /** The node matches exactly one of these strings; null when that set is unknown or too large. */

@@ -3,7 +3,7 @@
 import type { Hash } from "../core/hash.js";
 
 /** Default budget in UTF-16 units (about 64 MiB of ASCII text). AFS_TEXT_CACHE_MB overrides it. */
-export const DEFAULT_TEXT_CACHE_UNITS = 64 * 1024 * 1024;
+const DEFAULT_TEXT_CACHE_UNITS = 64 * 1024 * 1024;
 
 export function textCacheBudget(env: NodeJS.ProcessEnv = process.env): number {
   const mb = Number(env.AFS_TEXT_CACHE_MB);

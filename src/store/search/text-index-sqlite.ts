@@ -288,7 +288,7 @@ function prepare(db: Database.Database) {
 }
 
 /** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
-export function ftsExpression(query: LiteralQuery): string | null {
+function ftsExpression(query: LiteralQuery): string | null {
   switch (query.op) {
     case "all":
       return null;
