@@ -1,6 +1,7 @@
 // Embedding vectors in the index file (afs.index.db), one row per (provider id, chunk hash), the
 // vector as little-endian Float32 bytes. A chunk's vector is computed once per provider, whichever
 // blob, workspace or checkpoint holds the chunk.
+import type Database from "better-sqlite3";
 import type { Hash } from "../../core/hash.js";
 import { vectorFromBytes, vectorToBytes } from "../../search/embeddings/provider.js";
 import type { VectorStore } from "../../search/stores.js";
@@ -18,48 +19,63 @@ const SCHEMA: readonly string[] = [
 
 const PAGE = 2000;
 
+/** The store's statements, prepared once per connection: every semantic query looks vectors up. */
+function prepare(db: Database.Database) {
+  return {
+    db,
+    get: db.prepare(
+      `SELECT lower(hex(v.chunk)) AS chunk, v.vector FROM json_each(?) j
+       JOIN query_vectors v ON v.provider = ? AND v.chunk = unhex(j.value)`,
+    ),
+    put: db.prepare("INSERT INTO query_vectors (provider, chunk, vector) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"),
+    count: db.prepare("SELECT COUNT(*) FROM query_vectors WHERE provider = ?").pluck(),
+  };
+}
+
 export class SqliteVectorStore implements VectorStore {
-  private ready = false;
+  private prepared: ReturnType<typeof prepare> | undefined;
 
   constructor(private readonly open: () => IndexDb) {}
 
-  private get db() {
-    const index = this.open();
-    if (!this.ready) {
+  private get st(): ReturnType<typeof prepare> {
+    if (!this.prepared) {
+      const index = this.open();
       index.ensureSchema("query-vectors", SCHEMA);
-      this.ready = true;
+      this.prepared = prepare(index.db);
     }
-    return index.db;
+    return this.prepared;
   }
 
   async get(provider: string, chunks: readonly Hash[]): Promise<Map<Hash, Float32Array>> {
     const out = new Map<Hash, Float32Array>();
-    const stmt = this.db.prepare(
-      `SELECT lower(hex(v.chunk)) AS chunk, v.vector FROM json_each(?) j
-       JOIN query_vectors v ON v.provider = ? AND v.chunk = unhex(j.value)`,
-    );
     for (let i = 0; i < chunks.length; i += PAGE) {
-      const rows = stmt.all(JSON.stringify(chunks.slice(i, i + PAGE)), provider) as { chunk: string; vector: Buffer }[];
+      const rows = this.st.get.all(JSON.stringify(chunks.slice(i, i + PAGE)), provider) as {
+        chunk: string;
+        vector: Buffer;
+      }[];
       for (const r of rows) out.set(r.chunk, vectorFromBytes(r.vector));
     }
     return out;
   }
 
   async put(provider: string, vectors: ReadonlyArray<{ chunk: Hash; vector: Float32Array }>): Promise<void> {
-    const db = this.db;
-    const stmt = db.prepare(
-      "INSERT INTO query_vectors (provider, chunk, vector) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-    );
-    db.transaction(() => {
-      for (const v of vectors) {
-        const bytes = vectorToBytes(v.vector);
-        stmt.run(provider, Buffer.from(v.chunk, "hex"), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      }
-    }).immediate();
+    const st = this.st;
+    st.db
+      .transaction(() => {
+        for (const v of vectors) {
+          const bytes = vectorToBytes(v.vector);
+          st.put.run(
+            provider,
+            Buffer.from(v.chunk, "hex"),
+            Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          );
+        }
+      })
+      .immediate();
   }
 
   async count(provider: string): Promise<number> {
-    return this.db.prepare("SELECT COUNT(*) FROM query_vectors WHERE provider = ?").pluck().get(provider) as number;
+    return this.st.count.get(provider) as number;
   }
 
   /**
@@ -68,7 +84,7 @@ export class SqliteVectorStore implements VectorStore {
    * cache wrongly (a chunk hash names its text), so no generation is needed.
    */
   async prune(): Promise<number> {
-    const db = this.db;
+    const { db } = this.st;
     const chunks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'query_chunks'").get();
     const sql = chunks
       ? "DELETE FROM query_vectors WHERE chunk NOT IN (SELECT hash FROM query_chunks)"
@@ -77,6 +93,6 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   async drop(): Promise<void> {
-    this.db.exec("DELETE FROM query_vectors");
+    this.st.db.exec("DELETE FROM query_vectors");
   }
 }
