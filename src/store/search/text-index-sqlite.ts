@@ -143,8 +143,8 @@ export class SqliteTextIndex implements TextIndex {
     st.db
       .transaction(() => {
         st.db.exec(`DELETE FROM text_blobs;
-          INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');
-          UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`);
+          INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
+        st.bump.run();
       })
       .immediate();
     this.known.clear();
