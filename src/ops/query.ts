@@ -3,6 +3,7 @@
 // when it has one, else the files are chunked and ranked on the spot (keyword only).
 import { z } from "zod";
 import { CHUNK_STRATEGIES } from "../search/chunks.js";
+import type { EmbeddingProvider } from "../search/embeddings/provider.js";
 import { RRF_K } from "../search/fusion.js";
 import type { QueryIndex, ScopeFile } from "../search/query-index.js";
 import { planQuery, type SearchType } from "../search/query-plan.js";
@@ -124,7 +125,7 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
   const index: QueryIndex = volume.queryIndex ?? new ScanIndex(volume);
 
   let searches = plan.searches;
-  let provider = null;
+  let provider: EmbeddingProvider | null = null;
   if (searches.some((s) => s.type !== "lex")) {
     const embedder = await index.embedder();
     if (embedder.provider) provider = embedder.provider;
@@ -136,9 +137,10 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
     }
   }
 
-  const limit = Math.min(args.all ? Number.POSITIVE_INFINITY : (args.limit ?? 10), options.maxResults ?? Infinity);
-  // One search needs no more candidates than results; fusion looks deeper for agreement.
   const wanted = args.limit ?? 10;
+  const asked = args.all ? Number.POSITIVE_INFINITY : wanted;
+  const limit = Math.min(asked, options.maxResults ?? Number.POSITIVE_INFINITY);
+  // One search needs no more candidates than results; fusion looks deeper for agreement.
   const candidates = args.all
     ? Number.POSITIVE_INFINITY
     : searches.length === 1
@@ -159,14 +161,13 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
 
   const minScore = args.min_score ?? 0;
   const passing = ranked.files.filter((f) => f.score >= minScore);
-  if (passing.length > limit && (args.all || (args.limit ?? 10) > limit)) {
+  if (passing.length > limit && asked > limit) {
     warnings.push(`${passing.length} results matched; only the first ${limit} are returned (the result cap)`);
   }
   const chosen = passing.slice(0, limit);
-  const byPath = new Map(files.map((f) => [f.path, f]));
   const results: QueryHit[] = [];
   for (const f of chosen) {
-    const text = await index.text(byPath.get(f.path) ?? { path: f.path, hash: f.blob });
+    const text = await index.text({ path: f.path, hash: f.blob });
     results.push({
       path: f.path,
       chunk_id: chunkId(f.blob, f.chunk.seq),
