@@ -36,15 +36,14 @@ export const DEFAULT_EMBED_BUDGET = 2000;
 
 export async function rankedSearch(input: RankedSearchInput): Promise<RankedSearchOutput> {
   const { index, strategy, candidates } = input;
-  const scope = new Set<Hash>();
   const paths = new Map<Hash, string[]>();
   for (const f of input.files) {
-    scope.add(f.hash);
     const list = paths.get(f.hash);
     if (list) list.push(f.path);
     else paths.set(f.hash, [f.path]);
   }
   for (const list of paths.values()) list.sort();
+  const scope: ReadonlySet<Hash> = new Set(paths.keys());
   const pathsOf = (blob: Hash): readonly string[] => paths.get(blob) ?? [];
   const words = new Set<string>();
   const warnings: string[] = [];
