@@ -79,8 +79,9 @@ export class ChunkIndex implements QueryIndex {
     const total = blobs.reduce((sum, b) => sum + b.size, 0);
     let done = 0;
     for (let i = 0; i < blobs.length; i += BUILD_BATCH) {
+      const slice = blobs.slice(i, i + BUILD_BATCH);
       const batch: ChunkedBlob[] = [];
-      for (const b of blobs.slice(i, i + BUILD_BATCH)) {
+      for (const b of slice) {
         const name = baseName(b.path);
         if (b.size > MAX_FILE_BYTES) {
           batch.push({ blob: b.hash, name, chunks: [], skipped: "huge" });
@@ -91,7 +92,7 @@ export class ChunkIndex implements QueryIndex {
       }
       await this.options.chunks.put(strategy, batch);
       for (const b of batch) known.add(b.blob);
-      done += blobs.slice(i, i + BUILD_BATCH).reduce((sum, b) => sum + b.size, 0);
+      done += slice.reduce((sum, b) => sum + b.size, 0);
       onProgress?.(done, total);
     }
   }
