@@ -1,6 +1,7 @@
 // Decoded blob texts kept in memory between searches, keyed by content hash (so never stale) and
 // bounded by their total length: the least recently used go first.
 import type { Hash } from "../core/hash.js";
+import { WeightedLru } from "../core/lru.js";
 
 /** Default budget in UTF-16 units (about 64 MiB of ASCII text). AFS_TEXT_CACHE_MB overrides it. */
 const DEFAULT_TEXT_CACHE_UNITS = 64 * 1024 * 1024;
@@ -13,31 +14,19 @@ export function textCacheBudget(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 export class TextCache {
-  // A Map iterates in insertion order; re-inserting on use makes the first key the least recent.
-  private readonly entries = new Map<Hash, string>();
-  private used = 0;
+  private readonly entries: WeightedLru<Hash, string>;
 
-  constructor(readonly budget: number = DEFAULT_TEXT_CACHE_UNITS) {}
+  constructor(readonly budget: number = DEFAULT_TEXT_CACHE_UNITS) {
+    this.entries = new WeightedLru(budget, (text) => text.length);
+  }
 
   get(hash: Hash): string | undefined {
-    const text = this.entries.get(hash);
-    if (text !== undefined) {
-      this.entries.delete(hash);
-      this.entries.set(hash, text);
-    }
-    return text;
+    return this.entries.get(hash);
   }
 
   set(hash: Hash, text: string): void {
     // One text may take at most a quarter of the budget, so a huge file cannot flush the rest.
-    if (text.length > this.budget / 4 || this.entries.has(hash)) return;
-    this.entries.set(hash, text);
-    this.used += text.length;
-    for (const [key, old] of this.entries) {
-      if (this.used <= this.budget) break;
-      this.entries.delete(key);
-      this.used -= old.length;
-    }
+    if (text.length <= this.budget / 4) this.entries.set(hash, text);
   }
 
   get size(): number {
