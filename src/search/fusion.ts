@@ -42,7 +42,7 @@ export interface FusedFile {
   components: Component[];
 }
 
-export const chunkKey = (c: Pick<ChunkRef, "blob" | "seq">): string => `${c.blob}:${c.seq}`;
+const chunkKey = (c: Pick<ChunkRef, "blob" | "seq">): string => `${c.blob}:${c.seq}`;
 
 /**
  * Collapses a chunk list into at most `limit` files; a blob held by several paths ranks each.

@@ -13,7 +13,7 @@ const IDENTIFIER = /[\p{L}\p{N}_]+/gu;
 const PART = /[\p{L}\p{N}]+/gu;
 
 /** An identifier's lowercase parts: camelCase, PascalCase, ALLCaps runs and snake_case split. */
-export function identifierParts(word: string): string[] {
+function identifierParts(word: string): string[] {
   const split = word.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2");
   return split.toLowerCase().match(PART) ?? [];
 }

@@ -317,7 +317,7 @@ function toRef(row: ChunkRow): ChunkRef {
 }
 
 /** FTS5 syntax for a keyword query: any term or phrase (ranked, not intersected), minus exclusions. */
-export function matchExpression(q: KeywordQuery): string | null {
+function matchExpression(q: KeywordQuery): string | null {
   // Tokens are letters and digits only, so quoting them is always safe (and keeps OR, NOT, NEAR words).
   const quote = (tokens: readonly string[]): string => `"${tokens.join(" ")}"`;
   const positive = [...q.terms.map((t) => quote([t])), ...q.phrases.map(quote)];
