@@ -13,6 +13,12 @@ interface BuildFlags extends JsonFlag {
 
 const STAGES = { chunks: "chunking", text: "content index", vectors: "embedding" } as const;
 
+/** The workspace -w names, or none for every workspace. */
+function chosenWorkspaces(cmd: Command): string[] {
+  const name = globals(cmd).workspace;
+  return name ? [name] : [];
+}
+
 function renderStatus(s: IndexStatus): string[] {
   const vectors = s.provider !== null;
   const row = (name: string, c: IndexStatus["total"]): string[] => [
@@ -45,8 +51,7 @@ export function registerIndexCommands(program: Command): void {
     .option("-w, --workspace <name>", "only this workspace")
     .action((flags: JsonFlag, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        const names = globals(cmd).workspace ? [globals(cmd).workspace as string] : [];
-        emit(flags, await indexStatus(afs, names), renderStatus);
+        emit(flags, await indexStatus(afs, chosenWorkspaces(cmd)), renderStatus);
       }),
     );
 
@@ -59,23 +64,19 @@ export function registerIndexCommands(program: Command): void {
       .option("--embeddings", "also compute missing vectors with the configured embedding provider")
       .action((flags: BuildFlags, cmd: Command) =>
         withAfs(cmd, async (afs) => {
-          const names = globals(cmd).workspace ? [globals(cmd).workspace as string] : [];
-          const bars = new Map<string, ProgressBar>();
-          let current: ProgressBar | undefined;
-          const result = await buildIndexes(afs, names, {
+          // Stages run one after another: each new stage stops the previous stage's bar.
+          let current: { stage: keyof typeof STAGES; bar: ProgressBar } | undefined;
+          const result = await buildIndexes(afs, chosenWorkspaces(cmd), {
             embeddings: flags.embeddings,
             rebuild,
             onProgress: (stage, done, total) => {
-              let bar = bars.get(stage);
-              if (!bar) {
-                current?.stop();
-                bar = progressBar(STAGES[stage], stage === "vectors" ? String : bytes);
-                bars.set(stage, bar);
-                current = bar;
+              if (current?.stage !== stage) {
+                current?.bar.stop();
+                current = { stage, bar: progressBar(STAGES[stage], stage === "vectors" ? String : bytes) };
               }
-              bar.update?.(done, total);
+              current.bar.update?.(done, total);
             },
-          }).finally(() => current?.stop());
+          }).finally(() => current?.bar.stop());
           emit(flags, result, (r) => [
             `${plural(r.workspaces.length, "workspace")}: ${plural(r.blobs, "distinct content")} (${bytes(r.bytes)})`,
             `chunks: ${r.chunks.blobs_added} contents chunked in ${(r.chunks.ms / 1000).toFixed(1)} s`,
