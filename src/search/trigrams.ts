@@ -24,15 +24,18 @@ export function foldText(text: string): string {
 }
 
 const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
-const ASCII_TOKENS: (string | undefined)[] = new Array(1 << 21);
+// Allocated on first use: its 2^21 slots cost ~10 ms and ~16 MB, which every process importing
+// grep would otherwise pay at start-up whether or not it ever indexes.
+let asciiTokens: (string | undefined)[] | undefined;
 
 /** An all-ASCII trigram (21 bits) as five base-36 digits; others as "x" + ten digits, so lengths never collide. */
 function asciiToken(key: number): string {
-  let token = ASCII_TOKENS[key];
+  asciiTokens ??= new Array(1 << 21);
+  let token = asciiTokens[key];
   if (token === undefined) {
     token = "";
     for (let k = key, i = 0; i < 5; i++, k = Math.floor(k / 36)) token += DIGITS[k % 36];
-    ASCII_TOKENS[key] = token;
+    asciiTokens[key] = token;
   }
   return token;
 }
