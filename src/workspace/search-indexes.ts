@@ -55,12 +55,15 @@ export interface BuildResult {
   vectors?: { ms: number; provider: string; embedded: number };
 }
 
+/** A workspace file: a workspace always knows its files' content hashes. */
+type LiveFile = ScopeFile & { hash: Hash };
+
 /** The live files of each workspace named (all when none is). */
-async function liveFiles(afs: Afs, names: readonly string[]): Promise<Map<string, ScopeFile[]>> {
+async function liveFiles(afs: Afs, names: readonly string[]): Promise<Map<string, LiveFile[]>> {
   const chosen = names.length > 0 ? names : (await afs.listWorkspaces()).map((w) => w.name);
-  const out = new Map<string, ScopeFile[]>();
+  const out = new Map<string, LiveFile[]>();
   for (const name of chosen) {
-    const files: ScopeFile[] = [];
+    const files: LiveFile[] = [];
     for await (const s of (await afs.volume(name)).walk("/")) {
       if (s.kind === "file" && s.sha256) files.push({ path: s.path, size: s.size, hash: s.sha256 });
     }
@@ -70,9 +73,9 @@ async function liveFiles(afs: Afs, names: readonly string[]): Promise<Map<string
 }
 
 /** One file per distinct content. */
-function distinct(files: Iterable<ScopeFile>): ScopeFile[] {
-  const byHash = new Map<Hash, ScopeFile>();
-  for (const f of files) if (f.hash && !byHash.has(f.hash)) byHash.set(f.hash, f);
+function distinct(files: Iterable<LiveFile>): LiveFile[] {
+  const byHash = new Map<Hash, LiveFile>();
+  for (const f of files) if (!byHash.has(f.hash)) byHash.set(f.hash, f);
   return [...byHash.values()];
 }
 
@@ -93,9 +96,9 @@ export async function indexStatus(afs: Afs, names: readonly string[] = []): Prom
   const embedder = await index.embedder();
   const provider = embedder.provider ?? undefined;
   const byWorkspace = await liveFiles(afs, names);
-  const coverage = async (name: string, files: ScopeFile[]): Promise<WorkspaceCoverage> => {
+  const coverage = async (name: string, files: LiveFile[]): Promise<WorkspaceCoverage> => {
     const unique = distinct(files);
-    const c = await index.coverage(STRATEGY, new Set(unique.map((f) => f.hash as Hash)), provider);
+    const c = await index.coverage(STRATEGY, new Set(unique.map((f) => f.hash)), provider);
     return {
       name,
       files: files.length,
@@ -127,9 +130,9 @@ export async function buildIndexes(
   options: BuildOptions = {},
 ): Promise<BuildResult> {
   const index = afs.queryIndex;
-  const provider = options.embeddings ? await index.embedder() : undefined;
-  if (provider && !provider.provider) {
-    throw new AfsError("INVALID_ARGUMENT", `--embeddings needs an embedding provider: ${provider.message}`);
+  const embedder = options.embeddings ? await index.embedder() : undefined;
+  if (embedder && !embedder.provider) {
+    throw new AfsError("INVALID_ARGUMENT", `--embeddings needs an embedding provider: ${embedder.message}`);
   }
   const byWorkspace = await liveFiles(afs, names);
   const files = distinct([...byWorkspace.values()].flat());
@@ -150,7 +153,7 @@ export async function buildIndexes(
 
   start = performance.now();
   const built = await afs.textIndex.build(
-    files.map((f) => f.hash as Hash),
+    files.map((f) => f.hash),
     progress("text"),
   );
   const text = { ms: Math.round(performance.now() - start), indexed: built.indexed, bytes: built.bytes };
@@ -162,10 +165,10 @@ export async function buildIndexes(
     chunks,
     text,
   };
-  if (provider?.provider) {
-    const p = provider.provider;
+  if (embedder?.provider) {
+    const p = embedder.provider;
     start = performance.now();
-    const scope = new Set(files.map((f) => f.hash as Hash));
+    const scope = new Set(files.map((f) => f.hash));
     const before = (await index.stats(STRATEGY, p.id)).vectors ?? 0;
     await index.embed(p, STRATEGY, scope, { onProgress: progress("vectors") });
     const after = (await index.stats(STRATEGY, p.id)).vectors ?? 0;
