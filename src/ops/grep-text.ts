@@ -13,12 +13,12 @@ export function grepText(r: GrepItems): string[] {
   let path: string | null = null;
   let shown = new Map<number, { text: string; selected: boolean }>();
   const flush = () => {
-    let last = -1;
-    for (const n of [...shown.keys()].sort((a, b) => a - b)) {
-      const l = shown.get(n) as { text: string; selected: boolean };
-      if (last !== -1 && n > last + 1) out.push("--");
-      else if (last === -1 && out.length > 0) out.push("--");
-      out.push(`${path}${l.selected ? ":" : "-"}${n}${l.selected ? ":" : "-"}${l.text}`);
+    let last: number | null = null;
+    for (const [n, l] of [...shown].sort(([a], [b]) => a - b)) {
+      // A file's first group follows another file's; a later one follows a gap.
+      if (last === null ? out.length > 0 : n > last + 1) out.push("--");
+      const sep = l.selected ? ":" : "-";
+      out.push(`${path}${sep}${n}${sep}${l.text}`);
       last = n;
     }
   };
