@@ -58,7 +58,7 @@ export function chunkText(text: string, path: string, strategy: ChunkStrategy): 
   if (kind === "window") return finish(lines, windows(lines));
   const headings: Heading[] = [];
   const strength = kind === "markdown" ? markdownBoundaries(lines, headings) : codeBoundaries(lines, kind);
-  return finish(lines, pack(lines, segments(lines, strength)), headings);
+  return finish(lines, pack(segments(lines, strength)), headings);
 }
 
 // --- what kind of file ------------------------------------------------------------------------
@@ -196,7 +196,7 @@ function segments(lines: readonly string[], strength: readonly Strength[]): Segm
 }
 
 /** Greedy packing: small pieces join the next; a chunk ends at strong boundaries once big enough. */
-function pack(lines: readonly string[], segs: readonly Segment[]): [number, number][] {
+function pack(segs: readonly Segment[]): [number, number][] {
   const out: [number, number][] = [];
   let start = -1;
   let end = -1;
@@ -220,7 +220,7 @@ function pack(lines: readonly string[], segs: readonly Segment[]): [number, numb
     bytes += seg.bytes;
   }
   if (start >= 0) out.push([start, end]);
-  return lines.length > 0 ? out : [];
+  return out;
 }
 
 /** Fixed windows of WINDOW_LINES lines (and at most MAX_CHUNK_BYTES), ending early at a blank line. */
