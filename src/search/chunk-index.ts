@@ -30,7 +30,7 @@ export interface ChunkIndexOptions {
   embedder: () => Promise<Embedder>;
 }
 
-/** Scopes of at most this many blobs are ranked blob by blob (each blob's chunks are one rowid range). */
+/** Scopes of at most this many blobs are ranked among their own chunks (ChunkStore.keywordWithin). */
 const FEW_BLOBS = 32;
 /** Blobs chunked per write transaction (progress is reported after each). */
 const BUILD_BATCH = 128;

@@ -48,8 +48,8 @@ export type Progress = (done: number, total: number) => void;
 
 export interface QueryIndex {
   /**
-   * Makes sure every file in scope is chunked with `strategy` (those not yet chunked, in one
-   * batch) and returns them with their content hashes. Files that vanished meanwhile are left out.
+   * Makes sure every file in scope is chunked with `strategy` (chunking those that are not yet)
+   * and returns them with their content hashes. Files that vanished meanwhile are left out.
    */
   prepare(files: readonly ScopeFile[], strategy: ChunkStrategy, onProgress?: Progress): Promise<IndexedFile[]>;
   /** Chunks of the blobs in `scope` ranked by BM25, best first, at most `limit`. */
