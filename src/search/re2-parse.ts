@@ -31,6 +31,8 @@ const ANY: Node = { t: "chars", lits: null };
 const isAsciiLetter = (c: string): boolean => /^[A-Za-z]$/.test(c);
 const jsEscape = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
 const CASED = /[\p{Lu}\p{Ll}\p{Lt}\p{M}]/u;
+/** \a \f \t \n \r \v as code points. */
+const SIMPLE_ESCAPES: Record<string, number> = { a: 7, f: 12, t: 9, n: 10, r: 13, v: 11 };
 
 /** One code point as a literal, or null when case folding would make it unsafe to index. */
 function charLit(cp: number, fold: boolean): Lit | null {
@@ -172,47 +174,24 @@ export class Parser {
   }
 
   private escape(flags: Flags): Node {
-    this.i++; // backslash
-    const c = this.peek();
-    if (c === undefined) throw new GiveUp();
-    const simple: Record<string, string> = { a: "\x07", f: "\f", t: "\t", n: "\n", r: "\r", v: "\v" };
-    if (Object.hasOwn(simple, c)) {
-      this.i++;
-      return this.literal((simple[c] as string).charCodeAt(0), flags);
+    const c = this.peek(1);
+    if (c === "b" || c === "B" || c === "A" || c === "z") {
+      this.i += 2;
+      const anchor = c === "A" || c === "z";
+      if (anchor) this.anchored = true;
+      return { t: "empty", anchor };
     }
-    if ("dDsSwW".includes(c)) {
-      this.i++;
-      return ANY;
-    }
-    if (c === "b" || c === "B") {
-      this.i++;
-      return { t: "empty", anchor: false };
-    }
-    if (c === "A" || c === "z") {
-      this.i++;
-      this.anchored = true;
-      return { t: "empty", anchor: true };
-    }
-    if (c === "p" || c === "P") {
-      this.skipUnicodeClass();
-      return ANY;
-    }
-    if (c === "x") return this.literal(this.hexEscape(), flags);
     if (c === "Q") {
-      this.i++;
+      this.i += 2;
       const end = this.s.indexOf("\\E", this.i);
       const text = this.s.slice(this.i, end === -1 ? undefined : end);
       this.i = end === -1 ? this.s.length : end + 2;
       const subs = [...text].map((ch) => this.literal(ch.codePointAt(0) as number, flags));
       return subs.length === 1 ? (subs[0] as Node) : { t: "cat", subs };
     }
-    const cp = this.s.codePointAt(this.i) as number;
-    // Escaped punctuation is itself; anything else (octal, \C, …) is beyond what this reads.
-    if (cp < 128 && !/[0-9A-Za-z]/.test(c)) {
-      this.i++;
-      return this.literal(cp, flags);
-    }
-    throw new GiveUp();
+    // Any other escape means outside a class what it means inside one: a character, or a class.
+    const cp = this.classChar();
+    return cp === null ? ANY : this.literal(cp, flags);
   }
 
   /** After the backslash of \pX, \p{Name}, \PX or \P{Name}: skips it. */
@@ -290,10 +269,9 @@ export class Parser {
     this.i++;
     const c = this.peek();
     if (c === undefined) throw new GiveUp();
-    const simple: Record<string, number> = { a: 7, f: 12, t: 9, n: 10, r: 13, v: 11 };
-    if (Object.hasOwn(simple, c)) {
+    if (Object.hasOwn(SIMPLE_ESCAPES, c)) {
       this.i++;
-      return simple[c] as number;
+      return SIMPLE_ESCAPES[c] as number;
     }
     if ("dDsSwW".includes(c)) {
       this.i++;
@@ -305,6 +283,7 @@ export class Parser {
     }
     if (c === "x") return this.hexEscape();
     const cp = this.s.codePointAt(this.i) as number;
+    // Escaped punctuation is itself; anything else (octal, \C, …) is beyond what this reads.
     if (cp < 128 && !/[0-9A-Za-z]/.test(c)) {
       this.i++;
       return cp;
