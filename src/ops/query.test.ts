@@ -130,6 +130,21 @@ describe.each([
     ).toHaveLength(2);
   });
 
+  it("warns only when the result cap, not the caller's own limit, cut the results", async () => {
+    await seed(volume, { "/a.md": "retry\n", "/b.md": "retry again\n", "/c.md": "retry once more\n" });
+    const cap = "3 results matched; only the first 2 are returned (the result cap)";
+    expect((await query(volume, { query: "retry", mode: "keyword" }, { maxResults: 2 })).warnings).toContain(cap);
+    expect((await query(volume, { query: "retry", mode: "keyword", all: true }, { maxResults: 2 })).warnings).toContain(
+      cap,
+    );
+    expect((await query(volume, { query: "retry", mode: "keyword", limit: 2 }, { maxResults: 2 })).warnings).toEqual(
+      [],
+    );
+    expect((await query(volume, { query: "retry", mode: "keyword", limit: 1 }, { maxResults: 2 })).warnings).toEqual(
+      [],
+    );
+  });
+
   it("lists every path that holds the same content", async () => {
     await seed(volume, {
       "/a/LICENSE": "permission is hereby granted\n",
