@@ -53,18 +53,14 @@ export class ChunkIndex implements QueryIndex {
     await this.sync();
     const indexed = files.flatMap((f) => (f.hash ? [{ path: f.path, hash: f.hash, size: f.size }] : []));
     const known = this.knownFor(strategy);
-    const unseen = new Map<Hash, { path: string; size: number }>();
+    const unseen = new Map<Hash, { hash: Hash; path: string; size: number }>();
     for (const f of indexed) if (!known.has(f.hash) && !unseen.has(f.hash)) unseen.set(f.hash, f);
     if (unseen.size > 0) {
       for (const h of await this.options.chunks.chunked(strategy, [...unseen.keys()])) {
         known.add(h);
         unseen.delete(h);
       }
-      await this.build(
-        [...unseen].map(([hash, f]) => ({ hash, ...f })),
-        strategy,
-        onProgress,
-      );
+      await this.build([...unseen.values()], strategy, onProgress);
     }
     return indexed.map(({ path, hash }) => ({ path, hash }));
   }
