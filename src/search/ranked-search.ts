@@ -34,6 +34,9 @@ export interface RankedSearchOutput {
 
 export const DEFAULT_EMBED_BUDGET = 2000;
 
+/** Ranks one search's files, fetching more chunks until enough files are reached. */
+type Gather = (i: number, s: Search, fetch: (n: number) => Promise<ChunkHit[]>) => Promise<RankedFiles>;
+
 export async function rankedSearch(input: RankedSearchInput): Promise<RankedSearchOutput> {
   const { index, strategy, candidates } = input;
   const paths = new Map<Hash, string[]>();
@@ -49,7 +52,7 @@ export async function rankedSearch(input: RankedSearchInput): Promise<RankedSear
   const warnings: string[] = [];
 
   /** Fetches more chunks until `candidates` files are reached or the index has no more. */
-  const gather = async (i: number, s: Search, fetch: (n: number) => Promise<ChunkHit[]>): Promise<RankedFiles> => {
+  const gather: Gather = async (i, s, fetch) => {
     const all = !Number.isFinite(candidates);
     for (let n = all ? Number.MAX_SAFE_INTEGER : Math.max(50, candidates * 4); ; n *= 4) {
       const hits = await fetch(n);
@@ -104,7 +107,7 @@ async function vectorLists(
   provider: EmbeddingProvider,
   scope: ReadonlySet<Hash>,
   searches: readonly { i: number; s: Search }[],
-  gather: (i: number, s: Search, fetch: (n: number) => Promise<ChunkHit[]>) => Promise<RankedFiles>,
+  gather: Gather,
   warnings: string[],
 ): Promise<RankedFiles[]> {
   const { index, strategy } = input;
