@@ -64,10 +64,8 @@ function toQuery(r: Required): LiteralQuery {
 function finder(r: Required): ScanPlan["next"] {
   const lits = literalSet(r);
   if (!lits) return null;
-  if (lits.length === 1 && (lits[0] as Lit).plain !== null) {
-    const needle = (lits[0] as Lit).plain as string;
-    return (text, from) => text.indexOf(needle, from);
-  }
+  const needle = lits.length === 1 ? lits[0]?.plain : null;
+  if (needle) return (text, from) => text.indexOf(needle, from);
   // Literal characters and small classes only: no quantifiers, so this RegExp runs in linear time.
   const re = new RegExp(lits.map((l) => l.src).join("|"), "g");
   return (text, from) => {
