@@ -45,9 +45,15 @@ export function chunkFile(data: Uint8Array, path: string, strategy: ChunkStrateg
   return { chunks: chunkText(text, path, strategy) };
 }
 
-export function chunkText(text: string, path: string, strategy: ChunkStrategy): Chunk[] {
+/** A text's lines as chunks number them (after the BOM, split at LF or CRLF, no empty last line). */
+export function chunkLines(text: string): string[] {
   const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split(/\r?\n/);
   if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+export function chunkText(text: string, path: string, strategy: ChunkStrategy): Chunk[] {
+  const lines = chunkLines(text);
   if (lines.length === 0) return [];
   const kind = strategy === "regex" ? "window" : kindOf(path);
   if (kind === "jsonl")
