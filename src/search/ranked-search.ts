@@ -49,6 +49,9 @@ export async function rankedSearch(input: RankedSearchInput): Promise<RankedSear
   const scope: ReadonlySet<Hash> = new Set(paths.keys());
   const pathsOf = (blob: Hash): readonly string[] => paths.get(blob) ?? [];
   const words = new Set<string>();
+  const addWords = (text: string): void => {
+    for (const t of tokenize(text)) if (!STOP_WORDS.has(t)) words.add(t);
+  };
   const warnings: string[] = [];
 
   /** Fetches more chunks until `candidates` files are reached or the index has no more. */
@@ -89,14 +92,14 @@ export async function rankedSearch(input: RankedSearchInput): Promise<RankedSear
   if (vectorSearches.length > 0 && provider) {
     try {
       lists.push(...(await vectorLists(input, provider, scope, vectorSearches, gather, warnings)));
-      for (const { s } of vectorSearches) for (const t of tokenize(s.query)) if (!STOP_WORDS.has(t)) words.add(t);
+      for (const { s } of vectorSearches) addWords(s.query);
     } catch (e) {
       // With keyword rankings in hand, a failing provider (down, over quota) costs only the fusion.
       if (!isAfsError(e) || lists.length === 0) throw e;
       warnings.push(`semantic ranking failed, so results are ranked by keyword only: ${e.message}`);
     }
   }
-  for (const t of tokenize(input.intent ?? "")) if (!STOP_WORDS.has(t)) words.add(t);
+  addWords(input.intent ?? "");
   lists.sort((a, b) => a.search - b.search);
   return { files: fuse(lists), lists, words, warnings };
 }
