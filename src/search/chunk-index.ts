@@ -26,6 +26,8 @@ export interface ChunkIndexOptions {
   vectors: VectorStore;
   /** A blob's bytes by content hash, or null when the store no longer has it. */
   read: (hash: Hash) => Promise<Buffer | null>;
+  /** Decoded text by content hash, for snippets (e.g. grep's text cache); default: read and decode. */
+  text?: (hash: Hash) => Promise<string | null>;
   /** The configured embedding provider (called whenever one is needed; caching is its business). */
   embedder: () => Promise<Embedder>;
 }
@@ -196,6 +198,7 @@ export class ChunkIndex implements QueryIndex {
   }
 
   async text(file: IndexedFile): Promise<string | null> {
+    if (this.options.text) return this.options.text(file.hash);
     const data = await this.options.read(file.hash);
     return data ? decodeText(data) : null;
   }

@@ -96,6 +96,8 @@ export class Afs {
       vectors: new SqliteVectorStore(() => this.searchDb),
       // Empty files are never stored as blobs.
       read: async (hash) => (hash === EMPTY_SHA256 ? Buffer.alloc(0) : this.store.getBlob(hash)),
+      // Snippets come from the files grep also reads: share its bounded cache of decoded text.
+      text: (hash) => this.textIndex.text(hash),
       embedder: embedderFromEnv,
     });
     return this.chunkIndex;
