@@ -1,5 +1,5 @@
 // A map bounded by the total weight of what it holds: adding past the budget drops the least
-// recently used entries first. The caches of decoded texts and of subtree listings share it.
+// recently used entries first. The caches of trees, decoded texts and subtree listings share it.
 
 export class WeightedLru<K, V> {
   // A Map iterates in insertion order; re-inserting on use makes the first key the least recent.

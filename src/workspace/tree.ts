@@ -3,6 +3,7 @@
 import type { Entry, EntryKind, NamedEntry } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
+import { WeightedLru } from "../core/lru.js";
 import type { Store } from "../store/store.js";
 
 export type TreeEntries = ReadonlyMap<string, Entry>;
@@ -43,21 +44,19 @@ export const EMPTY_TREE: Hash = sha256(EMPTY_TREE_DATA);
 
 /** Reads trees through a bounded cache and collects new trees for one batched write. */
 export class TreeReader {
-  private readonly cache = new Map<Hash, Map<string, Entry>>();
+  private readonly cache: WeightedLru<Hash, Map<string, Entry>>;
 
+  /** `capacity` counts entries across the cached trees, so a few huge directories cannot crowd out memory. */
   constructor(
     private readonly store: Store,
-    private readonly capacity = 4096,
-  ) {}
+    capacity = 500_000,
+  ) {
+    this.cache = new WeightedLru(capacity, (tree) => tree.size + 1);
+  }
 
   async get(hash: Hash): Promise<Map<string, Entry>> {
     const hit = this.cache.get(hash);
-    if (hit) {
-      // Re-insert to keep the Map's order a recency order (a cheap LRU).
-      this.cache.delete(hash);
-      this.cache.set(hash, hit);
-      return hit;
-    }
+    if (hit) return hit;
     if (hash === EMPTY_TREE) return this.remember(hash, new Map());
     const data = await this.store.getTree(hash);
     if (!data) throw new AfsError("IO_ERROR", `tree ${hash} is missing from the store; run afs fsck`);
@@ -82,10 +81,6 @@ export class TreeReader {
 
   private remember(hash: Hash, tree: Map<string, Entry>): Map<string, Entry> {
     this.cache.set(hash, tree);
-    if (this.cache.size > this.capacity) {
-      const oldest = this.cache.keys().next().value as Hash;
-      this.cache.delete(oldest);
-    }
     return tree;
   }
 }
