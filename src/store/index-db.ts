@@ -1,7 +1,7 @@
 // The search indexes' own SQLite file. Everything in it is derived from blobs and keyed by their
 // content hash, so it is a cache that can never go stale: delete the file and it is rebuilt.
 // It sits beside the store (afs.db → afs.index.db) so indexing never contends with workspace commits.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { useWal } from "./sqlite-wal.js";
@@ -48,6 +48,19 @@ export class IndexDb {
           .run(component, steps.length, steps.length);
       })
       .immediate();
+  }
+
+  /** Bytes on disk, the write-ahead log and its index included. */
+  bytes(): number {
+    let total = 0;
+    for (const suffix of ["", "-wal", "-shm"]) {
+      try {
+        total += statSync(this.path + suffix).size;
+      } catch {
+        // a side file that is not there holds nothing
+      }
+    }
+    return total;
   }
 
   close(): void {

@@ -1,7 +1,6 @@
 // Driving the search indexes for `afs index`: what they hold against what the workspaces hold,
 // and building what is missing (query chunks, grep's content index, and on request vectors).
 // Both indexes are keyed by content hash, so each distinct blob is indexed once for all workspaces.
-import { statSync } from "node:fs";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import type { ChunkStrategy } from "../search/chunks.js";
@@ -79,18 +78,6 @@ function distinct(files: Iterable<LiveFile>): LiveFile[] {
   return [...byHash.values()];
 }
 
-const fileBytes = (path: string): number => {
-  let total = 0;
-  for (const suffix of ["", "-wal", "-shm"]) {
-    try {
-      total += statSync(path + suffix).size;
-    } catch {
-      // not there
-    }
-  }
-  return total;
-};
-
 export async function indexStatus(afs: Afs, names: readonly string[] = []): Promise<IndexStatus> {
   const index = afs.queryIndex;
   const embedder = await index.embedder();
@@ -114,7 +101,7 @@ export async function indexStatus(afs: Afs, names: readonly string[] = []): Prom
   const { name: _, ...total } = await coverage("", [...byWorkspace.values()].flat());
   return {
     index_file: afs.searchDb.path,
-    index_bytes: fileBytes(afs.searchDb.path),
+    index_bytes: afs.searchDb.bytes(),
     provider: provider?.id ?? null,
     ...(embedder.provider ? {} : { provider_note: embedder.message }),
     workspaces,
