@@ -68,6 +68,27 @@ export class IndexDb {
   }
 }
 
+/**
+ * One component's prepared statements, made on first use once its tables are up to date, so a
+ * process that never searches never opens the index file.
+ */
+export function componentStatements<S>(
+  open: () => IndexDb,
+  component: string,
+  schema: readonly string[],
+  prepare: (db: Database.Database) => S,
+): () => S {
+  let statements: S | undefined;
+  return () => {
+    if (statements === undefined) {
+      const index = open();
+      index.ensureSchema(component, schema);
+      statements = prepare(index.db);
+    }
+    return statements;
+  };
+}
+
 /** Where the index lives for a store: beside a SQLite store's file, else in AFS_HOME. */
 export function indexDbPath(storeUrl: string, home: string): string {
   const sqlite = /^sqlite:(.*)\.db$/.exec(storeUrl);

@@ -8,7 +8,7 @@ import type { ChunkStrategy } from "../../search/chunks.js";
 import type { ChunkRef, KeywordHit } from "../../search/query-index.js";
 import type { ChunkedBlob, ChunkStore } from "../../search/stores.js";
 import type { KeywordQuery } from "../../search/tokens.js";
-import type { IndexDb } from "../index-db.js";
+import { componentStatements, type IndexDb } from "../index-db.js";
 
 /**
  * A chunk's row id is its blob row's id shifted left by SEQ_BITS plus its position, so a blob's
@@ -151,18 +151,15 @@ function prepare(db: Database.Database) {
 }
 
 export class SqliteChunkStore implements ChunkStore {
-  private prepared: ReturnType<typeof prepare> | undefined;
+  private readonly statements: () => ReturnType<typeof prepare>;
 
   /** `open` is called on first use, so a process that never searches never opens the index file. */
-  constructor(private readonly open: () => IndexDb) {}
+  constructor(open: () => IndexDb) {
+    this.statements = componentStatements(open, "query", SCHEMA, prepare);
+  }
 
   private get st(): ReturnType<typeof prepare> {
-    if (!this.prepared) {
-      const index = this.open();
-      index.ensureSchema("query", SCHEMA);
-      this.prepared = prepare(index.db);
-    }
-    return this.prepared;
+    return this.statements();
   }
 
   async generation(): Promise<number> {

@@ -15,7 +15,7 @@ import type {
   TextIndexStatus,
 } from "../../search/text-index.js";
 import { trigramDocument, trigramTokens } from "../../search/trigrams.js";
-import type { IndexDb } from "../index-db.js";
+import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
 // `state` records what indexing found, so binary and huge blobs are never read again.
@@ -70,26 +70,22 @@ export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
   private readonly cache: TextCache;
   private readonly maxIndexBytes: number;
-  private prepared: ReturnType<typeof prepare> | undefined;
+  private readonly statements: () => ReturnType<typeof prepare>;
   private generation = -1;
 
   /** `index` is called on first use, so a volume that never searches never opens the index file. */
   constructor(
-    private readonly index: () => IndexDb,
+    index: () => IndexDb,
     private readonly store: Store,
     options: SqliteTextIndexOptions = {},
   ) {
+    this.statements = componentStatements(index, "text", SCHEMA, prepare);
     this.cache = new TextCache(options.cacheUnits ?? textCacheBudget());
     this.maxIndexBytes = options.maxIndexBytes ?? 64 * 1024 * 1024;
   }
 
   private get st(): ReturnType<typeof prepare> {
-    if (!this.prepared) {
-      const index = this.index();
-      index.ensureSchema("text", SCHEMA);
-      this.prepared = prepare(index.db);
-    }
-    return this.prepared;
+    return this.statements();
   }
 
   async build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild> {

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import type { Hash } from "../../core/hash.js";
 import { vectorFromBytes, vectorToBytes } from "../../search/embeddings/provider.js";
 import type { VectorStore } from "../../search/stores.js";
-import type { IndexDb } from "../index-db.js";
+import { componentStatements, type IndexDb } from "../index-db.js";
 
 /** Schema steps of the "query-vectors" component; append, never edit. */
 const SCHEMA: readonly string[] = [
@@ -33,17 +33,14 @@ function prepare(db: Database.Database) {
 }
 
 export class SqliteVectorStore implements VectorStore {
-  private prepared: ReturnType<typeof prepare> | undefined;
+  private readonly statements: () => ReturnType<typeof prepare>;
 
-  constructor(private readonly open: () => IndexDb) {}
+  constructor(open: () => IndexDb) {
+    this.statements = componentStatements(open, "query-vectors", SCHEMA, prepare);
+  }
 
   private get st(): ReturnType<typeof prepare> {
-    if (!this.prepared) {
-      const index = this.open();
-      index.ensureSchema("query-vectors", SCHEMA);
-      this.prepared = prepare(index.db);
-    }
-    return this.prepared;
+    return this.statements();
   }
 
   async get(provider: string, chunks: readonly Hash[]): Promise<Map<Hash, Float32Array>> {
