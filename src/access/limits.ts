@@ -11,6 +11,8 @@ export interface Limits {
   maxResults: number;
   /** Largest HTTP request body `afs serve` accepts. */
   maxHttpBodyBytes: number;
+  /** Largest whole text file a text-file protocol (ACP fs/read_text_file) serves. */
+  maxTextFileBytes: number;
 }
 
 const MiB = 1024 * 1024;
@@ -20,6 +22,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   maxWriteBytes: 10 * MiB,
   maxResults: 1000,
   maxHttpBodyBytes: 16 * MiB,
+  maxTextFileBytes: 8 * MiB,
 };
 
 /** The environment variable that overrides each limit. */
@@ -28,6 +31,7 @@ export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = {
   maxWriteBytes: "AFS_MAX_WRITE_BYTES",
   maxResults: "AFS_MAX_RESULTS",
   maxHttpBodyBytes: "AFS_MAX_HTTP_BODY_BYTES",
+  maxTextFileBytes: "AFS_MAX_TEXT_FILE_BYTES",
 };
 
 /** Defaults, then the environment, then explicit options; a malformed value is refused, not ignored. */
@@ -59,6 +63,16 @@ export function checkWholeRead(limits: Limits, path: string, size: number): void
     "QUOTA_EXCEEDED",
     `${path} is ${size} bytes, more than the ${human(limits.maxReadBytes)} returned whole; read it in parts with file_lines (start, end)`,
     { path, size, limit: limits.maxReadBytes },
+  );
+}
+
+/** A whole text file served to a text-file protocol; too big is QUOTA_EXCEEDED naming the cap. */
+export function checkTextFile(limits: Limits, path: string, size: number): void {
+  if (size <= limits.maxTextFileBytes) return;
+  throw new AfsError(
+    "QUOTA_EXCEEDED",
+    `${path} is ${size} bytes, more than the ${human(limits.maxTextFileBytes)} served as text (AFS_MAX_TEXT_FILE_BYTES)`,
+    { path, size, limit: limits.maxTextFileBytes },
   );
 }
 

@@ -39,6 +39,9 @@ export interface LinesResult {
 // A line with its own ending: "\n", "\r\n", or none for an unterminated last line.
 const LINE = /[^\n]*\n|[^\n]+$/g;
 
+/** A text's lines, each with its own line ending (the last may have none). */
+export const linesOf = (text: string): string[] => text.match(LINE) ?? [];
+
 export async function lines(volume: Volume, args: LinesArgs): Promise<LinesResult> {
   const path = normalizePath(args.path);
   if (args.start < 1) {
@@ -58,7 +61,7 @@ export async function lines(volume: Volume, args: LinesArgs): Promise<LinesResul
   }
   const file = await readText(volume, path, 'read it with encoding "base64" instead');
   const text = file.shape.bom ? file.text.slice(1) : file.text;
-  const all = text.match(LINE) ?? [];
+  const all = linesOf(text);
   const total = all.length;
   const start = args.start;
   if (start > total) {

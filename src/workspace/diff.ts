@@ -1,8 +1,8 @@
 // Diff between two trees: equal subtree hashes are skipped, so the cost follows the differences.
 // Identical content that moved is reported once as a rename; text changes carry unified hunks.
-import { createTwoFilesPatch } from "diff";
 import type { Entry } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
+import { unifiedPatch } from "../core/patch.js";
 import { joinPath } from "../core/paths.js";
 import { decodeText } from "../core/text.js";
 import type { Store } from "../store/store.js";
@@ -107,5 +107,5 @@ async function addPatch(store: Store, c: Change): Promise<void> {
     c.binary = true;
     return;
   }
-  c.patch = createTwoFilesPatch(`a${c.path}`, `b${c.path}`, ta, tb, undefined, undefined, { context: 3 });
+  c.patch = unifiedPatch(c.path, ta, tb);
 }

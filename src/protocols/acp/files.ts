@@ -1,0 +1,202 @@
+// The ACP client filesystem: answers an agent's fs/read_text_file and fs/write_text_file over the
+// volumes of each session's directories, with open editor buffers laid over them, writes approved by
+// policy and every change recorded. Wire parameters in, ops and volumes below; nothing else.
+
+import type { Approvals } from "../../access/approvals.js";
+import { checkTextFile, checkWriteArgs, type Limits } from "../../access/limits.js";
+import { AfsError, isAfsError } from "../../core/errors.js";
+import { sha256 } from "../../core/hash.js";
+import { unifiedPatch } from "../../core/patch.js";
+import { decodeText } from "../../core/text.js";
+import { linesOf } from "../../ops/lines.js";
+import { inShapeOf, writeText } from "../../ops/write-text.js";
+import { LocalDirVolume } from "../../volume/local-dir-volume.js";
+import { EditorBuffers } from "./buffers.js";
+import { type ChangedFile, ChangeTracker } from "./changes.js";
+import { type Located, locate, openRoots, type Root, type VolumeOpener } from "./roots.js";
+
+export interface ReadParams {
+  sessionId: string;
+  path: string;
+  line?: number | null;
+  limit?: number | null;
+}
+
+export interface WriteParams {
+  sessionId: string;
+  path: string;
+  content: string;
+}
+
+/** Where a tool call said it works, from the agent's session/update notifications. */
+export interface ToolCallNote {
+  toolCallId: string;
+  status?: string | null;
+  locations?: ReadonlyArray<{ path: string }> | null;
+}
+
+export interface AcpFilesOptions {
+  limits: Limits;
+  approvals: Approvals;
+  /** The agent's name as it introduced itself, for the change log. */
+  agentName?: () => string;
+  /** Opens the volume serving a session directory; default: the directory itself, confined. */
+  openVolume?: VolumeOpener;
+  /** Called when an agent's write went into an open editor buffer instead of the disk. */
+  onBufferWrite?: (path: string, text: string) => void;
+  maxEvents?: number;
+}
+
+const MAX_TOOL_CALLS = 1000;
+
+export class AcpFiles {
+  readonly buffers: EditorBuffers;
+  readonly changes: ChangeTracker;
+  private readonly sessions = new Map<string, Root[]>();
+  /** session → tool calls in progress → the host paths they named. */
+  private readonly toolCalls = new Map<string, Map<string, string[]>>();
+  private readonly openVolume: VolumeOpener;
+
+  constructor(private readonly options: AcpFilesOptions) {
+    this.buffers = new EditorBuffers(options.onBufferWrite);
+    this.changes = new ChangeTracker(options.maxEvents);
+    this.openVolume = options.openVolume ?? ((dir) => LocalDirVolume.open(dir));
+  }
+
+  /** Registers a session the agent created, with the directories it may use. */
+  async addSession(sessionId: string, cwd: string, additionalDirectories: readonly string[] = []): Promise<void> {
+    this.sessions.set(sessionId, await openRoots([cwd, ...additionalDirectories], this.openVolume));
+  }
+
+  removeSession(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.toolCalls.delete(sessionId);
+  }
+
+  async readTextFile(params: ReadParams): Promise<{ content: string }> {
+    const at = this.locate(params.sessionId, params.path);
+    const start = Math.max(1, params.line ?? 1);
+    if (params.limit !== undefined && params.limit !== null && params.limit < 0) {
+      throw new AfsError("INVALID_ARGUMENT", `limit must be 0 or more lines; got ${params.limit}`, { path: at.host });
+    }
+    const text = await this.currentText(at, true);
+    // A file that does not exist reads as empty: agents such as Gemini CLI read before they create.
+    if (text === null) return { content: "" };
+    const lines = linesOf(text.startsWith("\uFEFF") ? text.slice(1) : text);
+    const end = params.limit === undefined || params.limit === null ? lines.length : start - 1 + params.limit;
+    return { content: lines.slice(start - 1, end).join("") };
+  }
+
+  async writeTextFile(params: WriteParams): Promise<Record<string, never>> {
+    const at = this.locate(params.sessionId, params.path);
+    checkWriteArgs(this.options.limits, { content: params.content });
+    const before = await this.currentText(at, false);
+    const buffered = this.buffers.get(at.host) !== undefined;
+    const after = buffered ? params.content : inShapeOf(before, params.content);
+    const decision = await this.options.approvals.decide({
+      kind: "write",
+      session: params.sessionId,
+      title: `write ${at.host}`,
+      paths: [at.host],
+      ...(this.options.approvals.mode === "ask" ? { diff: unifiedPatch(at.host, before, after) } : {}),
+    });
+    if (!decision.allowed) {
+      throw new AfsError(
+        "PERMISSION_DENIED",
+        `writing ${at.host} was refused (approval: ${this.options.approvals.mode}); the file is unchanged`,
+        { path: at.host },
+      );
+    }
+    let newHash = sha256(after);
+    if (!(buffered && this.buffers.write(at.host, after))) {
+      newHash = (await writeText(at.root.volume, { path: at.path, content: params.content })).sha256 ?? newHash;
+    }
+    const toolCallId = this.toolCallFor(params.sessionId, at.host);
+    this.changes.record(
+      {
+        session: params.sessionId,
+        agent: this.options.agentName?.() ?? "agent",
+        ...(toolCallId ? { toolCallId } : {}),
+        path: at.host,
+        oldHash: before === null ? null : sha256(before),
+        newHash,
+        target: buffered ? "buffer" : "disk",
+      },
+      before,
+    );
+    return {};
+  }
+
+  /** Follows the agent's tool calls, so a write can name the one it carried out. */
+  noteToolCall(sessionId: string, call: ToolCallNote): void {
+    const calls = this.toolCalls.get(sessionId) ?? new Map<string, string[]>();
+    this.toolCalls.set(sessionId, calls);
+    if (call.status === "completed" || call.status === "failed") {
+      calls.delete(call.toolCallId);
+      return;
+    }
+    const paths = call.locations?.map((l) => l.path) ?? calls.get(call.toolCallId) ?? [];
+    calls.delete(call.toolCallId); // re-inserted last: the newest call is found first
+    calls.set(call.toolCallId, paths);
+    if (calls.size > MAX_TOOL_CALLS) calls.delete(calls.keys().next().value as string);
+  }
+
+  /** The session's changed files, each with a unified diff from before its first write to now. */
+  changedFiles(sessionId: string): Promise<ChangedFile[]> {
+    const roots = this.sessions.get(sessionId) ?? [];
+    return this.changes.changedFiles(sessionId, (path) => this.currentText(locate(roots, path), false));
+  }
+
+  private locate(sessionId: string, path: unknown): Located {
+    const roots = this.sessions.get(sessionId);
+    if (!roots) {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        `unknown session ${JSON.stringify(sessionId)}; use the id session/new returned`,
+        {
+          sessionId,
+        },
+      );
+    }
+    return locate(roots, path);
+  }
+
+  /** The text an agent sees at a path (an open buffer first), or null when no file is there. */
+  private async currentText(at: Located, strict: boolean): Promise<string | null> {
+    const buffered = this.buffers.get(at.host);
+    if (buffered !== undefined) return buffered;
+    let data: Buffer;
+    try {
+      data = await at.root.volume.readFile(at.path);
+    } catch (e) {
+      if (isAfsError(e) && e.code === "NOT_FOUND") return null;
+      if (isAfsError(e) && e.code === "INVALID_ARGUMENT" && !strict) return null;
+      throw isAfsError(e) && e.code === "INVALID_ARGUMENT"
+        ? new AfsError(
+            "INVALID_ARGUMENT",
+            `${at.host} is a directory or not a regular file; only text files can be read`,
+            {
+              path: at.host,
+            },
+          )
+        : e;
+    }
+    if (strict) checkTextFile(this.options.limits, at.host, data.length);
+    const text = decodeText(data);
+    if (text === null && strict) {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        `${at.host} is a binary file (not UTF-8 text); it cannot be read as text`,
+        {
+          path: at.host,
+        },
+      );
+    }
+    return text;
+  }
+
+  private toolCallFor(sessionId: string, host: string): string | undefined {
+    const calls = [...(this.toolCalls.get(sessionId) ?? new Map<string, string[]>())].reverse();
+    return (calls.find(([, paths]) => paths.includes(host)) ?? calls.find(([, paths]) => paths.length === 0))?.[0];
+  }
+}
