@@ -89,7 +89,7 @@ async function harness(
   const init = await client.initialize();
   // Only what is really served: both fs methods, no terminal.
   expect(init._meta?.clientCapabilities).toMatchObject({ fs: { readTextFile: true, writeTextFile: true } });
-  expect((init._meta?.clientCapabilities as acp.ClientCapabilities).terminal ?? false).toBe(false);
+  expect(((init._meta?.clientCapabilities ?? {}) as acp.ClientCapabilities).terminal ?? false).toBe(false);
   const session = await client.newSession({ cwd: a.dir });
   return {
     dir: a.dir,
