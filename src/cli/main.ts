@@ -3,6 +3,7 @@
 // become a line on stderr and an exit status.
 import { Command } from "commander";
 import { VERSION } from "../workspace/afs.js";
+import { registerAcp } from "./commands/acp.js";
 import { registerCheckpointCommands } from "./commands/cp.js";
 import { registerFsCommands } from "./commands/fs.js";
 import { registerIndexCommands } from "./commands/index.js";
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerIndexCommands(program);
   registerMaintenanceCommands(program);
   registerMcp(program);
+  registerAcp(program);
   registerServe(program);
   registerTokenCommands(program);
   return program;

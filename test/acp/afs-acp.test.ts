@@ -1,0 +1,195 @@
+// `afs acp` end to end: the built CLI runs our own SDK agent (fixture-agent.ts) as a child over real
+// pipes; the agent exercises fs/*, a permission request, the afs MCP server it was handed and its
+// own disk writes; afs records DIR and checkpoints the turn.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cli, cli, ensureBuilt, ROOT } from "../cli/run.js";
+
+const AGENT = ["--", process.execPath, "--import", "tsx", join(ROOT, "test/acp/fixture-agent.ts")];
+
+let c: Cli;
+let dir: string;
+let outside: string;
+beforeAll(async () => {
+  ensureBuilt();
+  c = await cli();
+  dir = c.tmp("project");
+  outside = c.tmp("outside");
+  mkdirSync(join(dir, "src"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(dir, "src", "crlf.txt"), "one\r\ntwo\r\nthree\r\n");
+  writeFileSync(join(dir, "src", "edit.txt"), "alpha\nbeta\n");
+  writeFileSync(join(dir, "bin.dat"), Buffer.from([1, 0, 2, 0]));
+  writeFileSync(join(dir, "big.txt"), "x".repeat(5000));
+  writeFileSync(join(dir, ".gitignore"), "ignored/\n");
+  writeFileSync(join(outside, "secret.txt"), "TOP SECRET\n");
+  symlinkSync(join(outside, "secret.txt"), join(dir, "link.txt"));
+  symlinkSync(outside, join(dir, "linkdir"));
+});
+afterAll(() => c.cleanup());
+
+interface StepResult {
+  ok?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+}
+
+function acpTurn(steps: object[], extra: string[] = [], env: Record<string, string> = {}) {
+  const r = c.run(["acp", "--dir", dir, "--approve", "allow", ...extra, "--prompt", JSON.stringify(steps), ...AGENT], {
+    env: { AFS_MAX_TEXT_FILE_BYTES: "4096", ...env },
+  });
+  const results = r.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("RESULT "))
+    .map((l) => JSON.parse(l.slice(7)) as StepResult);
+  return { ...r, results };
+}
+
+const p = (...parts: string[]) => join(dir, ...parts);
+
+describe("afs acp", () => {
+  it("serves every fs/* case, a permission, the MCP server, and checkpoints the turn", () => {
+    const r = acpTurn([
+      { op: "read", path: p("src", "crlf.txt"), line: 2, limit: 1 },
+      { op: "read", path: p("src", "crlf.txt"), line: 0, limit: 1 },
+      { op: "read", path: p("src", "crlf.txt"), line: 9 },
+      { op: "read", path: p("missing", "new.txt") },
+      { op: "read", path: "src/crlf.txt" },
+      { op: "read", path: join(outside, "secret.txt") },
+      { op: "read", path: `${dir}/../outside/secret.txt` },
+      { op: "read", path: p("link.txt") },
+      { op: "read", path: p("linkdir", "secret.txt") },
+      { op: "read", path: p("bin.dat") },
+      { op: "read", path: p("big.txt") },
+      { op: "read", path: p("src") },
+      { op: "read", path: p("a\0b") },
+      { op: "read", path: p("src", "crlf.txt"), session: "no-such-session" },
+      { op: "write", path: p("src", "edit.txt"), content: "alpha\nBETA\n" },
+      { op: "write", path: p("new", "created.txt"), content: "fresh\n" },
+      { op: "write", path: p("linkdir", "evil.txt"), content: "pwned\n" },
+      { op: "race", path: p("race.txt"), writes: 8, reads: 24 },
+      { op: "permission", title: "Run the tests", path: p("src") },
+      { op: "mcp" },
+      { op: "mcp", tool: "file_read", args: { path: "/src/edit.txt" } },
+      { op: "mcp", tool: "file_write", args: { path: "/via-mcp.txt", content: "from mcp\n" } },
+      { op: "disk-write", path: p("shell.txt"), content: "from the shell\n" },
+    ]);
+    expect(r.stderr).not.toContain("TOP SECRET");
+    expect(r.stdout).not.toContain("TOP SECRET");
+    expect(r.status, r.stderr).toBe(0);
+    const [w2, w0, past, missing, rel, out, dotdot, link, linkdir, bin, big, adir, nul, unknown] = r.results;
+    expect(w2?.ok).toEqual({ content: "two\r\n" });
+    expect(w0?.ok).toEqual({ content: "one\r\n" });
+    expect(past?.ok).toEqual({ content: "" });
+    expect(missing?.ok).toEqual({ content: "" });
+    const refused = (x: StepResult | undefined) => [x?.error?.code, x?.error?.data?.code];
+    expect(refused(rel)).toEqual([-32602, "INVALID_PATH"]);
+    for (const x of [out, dotdot, link, linkdir]) expect(refused(x)).toEqual([-32602, "PERMISSION_DENIED"]);
+    expect(out?.error?.data?.path).toBe(join(outside, "secret.txt"));
+    expect(refused(bin)).toEqual([-32602, "INVALID_ARGUMENT"]);
+    expect(bin?.error?.message).toContain("binary");
+    expect(refused(big)).toEqual([-32602, "QUOTA_EXCEEDED"]);
+    expect(refused(adir)).toEqual([-32602, "INVALID_ARGUMENT"]);
+    expect(adir?.error?.message).toContain("directory");
+    expect(refused(nul)).toEqual([-32602, "INVALID_PATH"]);
+    expect(unknown?.error?.code).toBe(-32602);
+    expect(unknown?.error?.message).toContain("unknown session");
+
+    const [edit, created, evil, race, permission, tools, mcpRead, mcpWrite, shell] = r.results.slice(14);
+    expect(edit?.ok).toEqual({});
+    expect(created?.ok).toEqual({});
+    expect(refused(evil)).toEqual([-32602, "PERMISSION_DENIED"]);
+    expect(race?.ok).toEqual({ reads: 24, torn: 0 });
+    expect(permission?.ok).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
+    expect(tools?.ok?.tools).toEqual(expect.arrayContaining(["file_read", "file_write", "file_grep"]));
+    expect(mcpRead?.ok).toMatchObject({ content: "alpha\nBETA\n" });
+    expect(mcpWrite?.error).toBeUndefined();
+    expect(shell?.ok).toEqual({ ok: true });
+
+    // Every way of writing landed in DIR...
+    expect(readFileSync(p("src", "edit.txt"), "utf8")).toBe("alpha\nBETA\n");
+    expect(readFileSync(p("new", "created.txt"), "utf8")).toBe("fresh\n");
+    expect(readFileSync(p("via-mcp.txt"), "utf8")).toBe("from mcp\n");
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("TOP SECRET\n");
+    // ...and in the turn's checkpoint.
+    const ws = "project";
+    const cps = c.json<{ name: string }[]>(["cp", "list", "-w", ws]).map((x) => x.name);
+    expect(cps).toContain("turn-1");
+    const diff = c.json<{ changes: { path: string; status: string; patch?: string }[] }>([
+      "cp",
+      "diff",
+      cps[cps.indexOf("turn-1") + 1] as string,
+      "turn-1",
+      "-w",
+      ws,
+    ]);
+    expect(diff.changes.map((x) => `${x.status} ${x.path}`).sort()).toEqual([
+      "added /new/created.txt",
+      "added /race.txt",
+      "added /shell.txt",
+      "added /via-mcp.txt",
+      "modified /src/edit.txt",
+    ]);
+    expect(diff.changes.find((x) => x.path === "/src/edit.txt")?.patch).toContain("-beta\n+BETA");
+  });
+
+  it("adds no checkpoint for a turn that changes nothing", () => {
+    const before = c.json<unknown[]>(["cp", "list", "-w", "project"]).length;
+    const r = acpTurn([{ op: "read", path: p("src", "edit.txt") }]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("no files changed");
+    expect(c.json<unknown[]>(["cp", "list", "-w", "project"]).length).toBe(before);
+  });
+
+  it("under --approve deny refuses the write and leaves the file as it was", () => {
+    const r = c.run(
+      [
+        "acp",
+        "--dir",
+        dir,
+        "--approve",
+        "deny",
+        "--prompt",
+        JSON.stringify([{ op: "write", path: p("src", "edit.txt"), content: "denied\n" }]),
+        ...AGENT,
+      ],
+      {},
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"PERMISSION_DENIED"');
+    expect(readFileSync(p("src", "edit.txt"), "utf8")).toBe("alpha\nBETA\n");
+  });
+
+  it("says clearly when the agent cannot be run, exits at once, never answers, or DIR is missing", () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ["acp", "--dir", dir, "--prompt", "x", "--approve", "allow", "--", "no-such-agent-xyz"],
+        /no-such-agent-xyz was not found/,
+      ],
+      [["acp", "--dir", dir, "--prompt", "x", "--approve", "allow", ...AGENT, "exit"], /exited with status 3/],
+      [
+        ["acp", "--dir", dir, "--prompt", "x", "--approve", "allow", "--init-timeout", "2", ...AGENT, "silent"],
+        /did not answer initialize/,
+      ],
+      [["acp", "--dir", c.tmp("nope"), "--prompt", "x", ...AGENT], /is not a directory/],
+    ];
+    for (const [args, message] of cases) {
+      const r = c.run(args);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+      expect(
+        r.stderr
+          .trim()
+          .split("\n")
+          .filter((l) => l.startsWith("afs: ") && !l.includes("workspace")).length,
+      ).toBe(1);
+    }
+    // Nothing the runs started is left behind: no agent, no afs mcp server of this home.
+    const left = execFileSync("ps", ["-eo", "args"])
+      .toString()
+      .split("\n")
+      .filter((l) => l.includes(c.home));
+    expect(left).toEqual([]);
+  });
+});
