@@ -1,11 +1,11 @@
 // `afs acp` end to end: the built CLI runs our own SDK agent (fixture-agent.ts) as a child over real
 // pipes; the agent exercises fs/*, a permission request, the afs MCP server it was handed and its
 // own disk writes; afs records DIR and checkpoints the turn.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cli, cli, ensureBuilt, ROOT } from "../cli/run.js";
+import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "../cli/run.js";
 
 const AGENT = ["--", process.execPath, "--import", "tsx", join(ROOT, "test/acp/fixture-agent.ts")];
 
@@ -191,5 +191,35 @@ describe("afs acp", () => {
       .split("\n")
       .filter((l) => l.includes(c.home));
     expect(left).toEqual([]);
+  });
+
+  it("on Ctrl-C ends the agent and the MCP server it started, within seconds", async () => {
+    const steps = [{ op: "mcp" }, { op: "sleep", ms: 60_000 }];
+    const child = spawn(
+      process.execPath,
+      [MAIN, "acp", "--dir", dir, "--approve", "allow", "--prompt", JSON.stringify(steps), ...AGENT],
+      { env: c.env, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("RESULT")) resolve();
+      });
+      child.once("exit", () => reject(new Error(`afs acp exited early: ${out}`)));
+    });
+    const running = () =>
+      execFileSync("ps", ["-eo", "args"])
+        .toString()
+        .split("\n")
+        .filter((l) => l.includes(c.home));
+    expect(running().some((l) => l.includes(" mcp "))).toBe(true);
+    const started = Date.now();
+    child.kill("SIGINT");
+    const status = await new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    expect(status).toBe(130);
+    for (let i = 0; i < 50 && running().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(running()).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

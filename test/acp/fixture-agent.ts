@@ -15,7 +15,8 @@ type Step =
   | { op: "permission"; title: string; path: string }
   | { op: "mcp"; tool?: string; args?: Record<string, unknown> }
   | { op: "disk-write"; path: string; content: string }
-  | { op: "race"; path: string; writes: number; reads: number };
+  | { op: "race"; path: string; writes: number; reads: number }
+  | { op: "sleep"; ms: number };
 
 const mode = process.argv[2] ?? "normal";
 if (mode === "exit") process.exit(3);
@@ -72,6 +73,9 @@ async function run(ctx: acp.AgentContext, sessionId: string, step: Step): Promis
     case "disk-write":
       await writeFile(step.path, step.content);
       return { ok: true };
+    case "sleep":
+      await new Promise((done) => setTimeout(done, step.ms));
+      return { slept: step.ms };
     case "race": {
       const versions = Array.from({ length: step.writes }, (_, i) => `${String(i % 10).repeat(32 * 1024)}\n`);
       await ctx.request(acp.methods.client.fs.writeTextFile, {
