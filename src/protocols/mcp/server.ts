@@ -10,6 +10,7 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { WorkspaceBinding } from "../../access/binding.js";
 import { checkWriteArgs, type Limits } from "../../access/limits.js";
 import { allows, PROFILES, type Profile } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
@@ -19,12 +20,10 @@ import { inputJsonSchema, outputJsonSchema } from "./json-schema.js";
 import type { Tool, ToolContext, TransportKind } from "./tool.js";
 import { allowedFor, offeredBy } from "./tools.js";
 
-export interface McpSessionOptions {
+export interface McpSessionOptions extends WorkspaceBinding {
   afs: Afs;
   profile: Profile;
   transport: TransportKind;
-  workspace: string | null;
-  pinned: boolean;
   limits: Limits;
   actor?: string;
 }
