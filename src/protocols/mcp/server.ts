@@ -74,7 +74,7 @@ export function createMcpServer(options: McpSessionOptions): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
       if (!allowed.has(tool)) throw refused(tool, options.profile);
-      checkWriteArgs(options.limits, request.params.arguments);
+      checkWriteArgs(options.limits, request.params.arguments, "file_write, then file_insert with line -1");
       const { structured, text } = await tool.call(ctx, request.params.arguments);
       return { content: [{ type: "text", text }], structuredContent: structured };
     } catch (e) {
