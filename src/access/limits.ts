@@ -13,8 +13,8 @@ export interface Limits {
   /** Largest HTTP request body `afs serve` accepts. */
   maxHttpBodyBytes: number;
   /**
-   * Largest whole text file a text-file protocol (ACP fs/read_text_file) serves: the whole file is
-   * read and decoded in memory before any line range is cut from it, so this caps that memory.
+   * Largest whole text file a text-file protocol (ACP fs/read_text_file) serves. Such a protocol
+   * reads by lines, not bytes, so this is what bounds the memory one request can pull in.
    */
   maxTextFileBytes: number;
 }
