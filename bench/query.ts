@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { query } from "../src/ops/query.js";
 import type { ScopeFile } from "../src/search/query-index.js";
-import { LocalDirVolume } from "../src/volume/local-dir-volume.js";
+import { LocalDirVolume } from "../src/volume/local-dir/local-dir-volume.js";
 import { Afs } from "../src/workspace/afs.js";
 import { generateCorpus, RARE_LITERALS } from "./corpus.js";
 import {

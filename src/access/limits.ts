@@ -1,9 +1,10 @@
 // Caps on what one call may read, write or return, with defaults and AFS_MAX_* overrides. Every
-// protocol edge enforces them through the functions here, so a cap means the same thing everywhere.
+// protocol edge enforces them through the functions here, so a cap means the same thing everywhere;
+// messages name no protocol's tools, and a face may pass a `hint` naming its own.
 import { AfsError } from "../core/errors.js";
 
 export interface Limits {
-  /** Largest file file_read returns whole; beyond it the caller reads ranges with file_lines. */
+  /** Largest file a read returns whole; beyond it the caller reads ranges of lines. */
   maxReadBytes: number;
   /** Largest content (in bytes of the argument text) one write or edit call may carry. */
   maxWriteBytes: number;
@@ -11,7 +12,10 @@ export interface Limits {
   maxResults: number;
   /** Largest HTTP request body `afs serve` accepts. */
   maxHttpBodyBytes: number;
-  /** Largest whole text file a text-file protocol (ACP fs/read_text_file) serves. */
+  /**
+   * Largest whole text file a text-file protocol (ACP fs/read_text_file) serves. Such a protocol
+   * reads by lines, not bytes, so this is what bounds the memory one request can pull in.
+   */
   maxTextFileBytes: number;
 }
 
@@ -56,33 +60,37 @@ function positive(name: string, value: number): number {
 const human = (n: number): string =>
   n >= MiB && n % MiB === 0 ? `${n / MiB} MiB` : n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 
+// A face's own pointer (its tool or method names), appended after the neutral advice.
+const withHint = (advice: string, hint: string | undefined): string =>
+  hint === undefined ? advice : `${advice} (${hint})`;
+
 /** A whole-file read of `size` bytes; too big is QUOTA_EXCEEDED pointing at ranged reads. */
-export function checkWholeRead(limits: Limits, path: string, size: number): void {
+export function checkWholeRead(limits: Limits, path: string, size: number, hint?: string): void {
   if (size <= limits.maxReadBytes) return;
   throw new AfsError(
     "QUOTA_EXCEEDED",
-    `${path} is ${size} bytes, more than the ${human(limits.maxReadBytes)} returned whole; read it in parts with file_lines (start, end)`,
+    `${path} is ${size} bytes, more than the ${human(limits.maxReadBytes)} returned whole; ${withHint("read a range of lines instead", hint)}`,
     { path, size, limit: limits.maxReadBytes },
   );
 }
 
-/** A whole text file served to a text-file protocol; too big is QUOTA_EXCEEDED naming the cap. */
-export function checkTextFile(limits: Limits, path: string, size: number): void {
-  if (size <= limits.maxTextFileBytes) return;
-  throw new AfsError(
-    "QUOTA_EXCEEDED",
-    `${path} is ${size} bytes, more than the ${human(limits.maxTextFileBytes)} served as text (AFS_MAX_TEXT_FILE_BYTES)`,
-    { path, size, limit: limits.maxTextFileBytes },
-  );
-}
-
 /** A ranged read that still came out too big. */
-export function checkRangeRead(limits: Limits, path: string, bytes: number): void {
+export function checkRangeRead(limits: Limits, path: string, bytes: number, hint?: string): void {
   if (bytes <= limits.maxReadBytes) return;
   throw new AfsError(
     "QUOTA_EXCEEDED",
-    `those lines of ${path} come to ${bytes} bytes, more than the ${human(limits.maxReadBytes)} limit; ask for fewer lines`,
+    `those lines of ${path} come to ${bytes} bytes, more than the ${human(limits.maxReadBytes)} limit; ${withHint("ask for fewer lines", hint)}`,
     { path, size: bytes, limit: limits.maxReadBytes },
+  );
+}
+
+/** A whole text file served by a text-file protocol; too big is QUOTA_EXCEEDED naming the cap's variable. */
+export function checkTextFile(limits: Limits, path: string, size: number, hint?: string): void {
+  if (size <= limits.maxTextFileBytes) return;
+  throw new AfsError(
+    "QUOTA_EXCEEDED",
+    `${path} is ${size} bytes, more than the ${human(limits.maxTextFileBytes)} served as one text file (${LIMIT_ENV.maxTextFileBytes}); ${withHint("read a range of lines instead, or raise the limit", hint)}`,
+    { path, size, limit: limits.maxTextFileBytes },
   );
 }
 
@@ -90,12 +98,12 @@ export function checkRangeRead(limits: Limits, path: string, bytes: number): voi
 const CONTENT_KEYS = new Set(["content", "new"]);
 
 /** Sum of the content-carrying string arguments of a call; over the cap is QUOTA_EXCEEDED. */
-export function checkWriteArgs(limits: Limits, args: unknown): void {
+export function checkWriteArgs(limits: Limits, args: unknown, hint?: string): void {
   const bytes = contentBytes(args);
   if (bytes <= limits.maxWriteBytes) return;
   throw new AfsError(
     "QUOTA_EXCEEDED",
-    `the content is ${bytes} bytes, more than the ${human(limits.maxWriteBytes)} one call may write; split it into smaller writes (file_write, then file_insert with line -1)`,
+    `the content is ${bytes} bytes, more than the ${human(limits.maxWriteBytes)} one call may write; ${withHint("split it into smaller writes", hint)}`,
     { size: bytes, limit: limits.maxWriteBytes },
   );
 }

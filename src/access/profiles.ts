@@ -1,5 +1,6 @@
 // Access profiles as data: which tool families (and single tools) each profile allows, and whether
-// it is bound to one workspace. Every surface asks `allows(profile, tool)`; nothing branches on names.
+// it is bound to one workspace. Every surface asks `allows(profile, tool)` or `checkAllowed`;
+// nothing branches on names.
 import { AfsError } from "../core/errors.js";
 
 /** Tool families, as the MCP tool table tags its tools. */
@@ -76,4 +77,15 @@ export function parseProfile(name: string): Profile {
 export function allows(profile: Profile, tool: { name: string; family: ToolFamily }): boolean {
   const spec = PROFILE_TABLE[profile];
   return spec.families.includes(tool.family) || spec.tools.includes(tool.name);
+}
+
+/** Refuses a tool the profile does not allow with PERMISSION_DENIED naming the profiles that do. */
+export function checkAllowed(profile: Profile, tool: { name: string; family: ToolFamily }): void {
+  if (allows(profile, tool)) return;
+  const granting = PROFILES.filter((p) => allows(p, tool));
+  throw new AfsError(
+    "PERMISSION_DENIED",
+    `${tool.name} is not available with profile ${profile}; it needs profile ${granting.join(" or ")}`,
+    { tool: tool.name, profile },
+  );
 }

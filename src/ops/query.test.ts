@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../../test/helpers/embeddings-server.js";
 import { writeTinyModel } from "../../test/helpers/tiny-embedding-model.js";
 import { tempAfs, tempDir } from "../../test/helpers/tmp.js";
-import { LocalDirVolume } from "../volume/local-dir-volume.js";
+import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import type { Volume } from "../volume/volume.js";
 import type { Afs } from "../workspace/afs.js";
 import { query } from "./query.js";

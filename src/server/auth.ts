@@ -1,6 +1,7 @@
 // Who is calling: with --auth none the configured local session, otherwise the bearer token's
 // scope, or a 401 challenge that points at the protected-resource metadata (RFC 9728).
 import type { IncomingMessage } from "node:http";
+import type { WorkspaceBinding } from "../access/binding.js";
 import type { Profile } from "../access/profiles.js";
 import { checkBearer, type TokenRefusal } from "../access/tokens.js";
 import type { TokenStore } from "../store/tokens.js";
@@ -8,11 +9,8 @@ import type { TokenStore } from "../store/tokens.js";
 export type AuthMode = "token" | "none";
 
 /** What one request may do: the MCP session it gets. */
-export interface Session {
+export interface Session extends WorkspaceBinding {
   profile: Profile;
-  workspace: string | null;
-  /** A workspace token may not name another workspace. */
-  pinned: boolean;
   actor?: string;
 }
 

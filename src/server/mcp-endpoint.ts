@@ -3,6 +3,7 @@
 // for the session answers the rest (so revocation and expiry apply to the very next request).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { leavesPin } from "../access/binding.js";
 import type { Limits } from "../access/limits.js";
 import { allows } from "../access/profiles.js";
 import { createMcpServer } from "../protocols/mcp/server.js";
@@ -65,7 +66,7 @@ function scopeProblem(session: Session, parsed: unknown): string | null {
     if (tool && !allows(session.profile, tool)) {
       return `${call.name} is outside this token's scope (profile ${session.profile})`;
     }
-    if (session.pinned && call.workspace !== undefined && call.workspace !== session.workspace) {
+    if (leavesPin(session, call.workspace)) {
       return `this token is for workspace ${session.workspace}, not ${call.workspace}`;
     }
   }

@@ -144,4 +144,4 @@ const connection = app.connect(
   ),
 );
 await connection.closed;
-await mcp?.close();
+await (mcp as Client | null)?.close();

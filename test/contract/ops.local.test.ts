@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { createExclusive, glob, grep, list, read, remove, rename, replace, write } from "../../src/ops/index.js";
-import { LocalDirVolume } from "../../src/volume/local-dir-volume.js";
+import { LocalDirVolume } from "../../src/volume/local-dir/local-dir-volume.js";
 import { tempDir } from "../helpers/tmp.js";
 import { opsContract } from "./ops-contract.js";
 
@@ -189,6 +189,19 @@ describe("LocalDirVolume", () => {
       [4, "rename", "/b.txt", null, sha256("b"), "tester"],
     ]);
     expect(volume.events(3).map((e) => e.seq)).toEqual([4]);
+  });
+
+  it("keeps only the newest maxEvents events, while the revision keeps counting", async () => {
+    const { dir } = await fresh();
+    const volume = await LocalDirVolume.open(dir, { maxEvents: 2 });
+    for (const content of ["a", "b", "c"]) await write(volume, { path: "/a.txt", content });
+    expect(volume.revision).toBe(3);
+    expect(volume.oldestSeq).toBe(2);
+    expect(volume.events().map((e) => [e.seq, e.newHash])).toEqual([
+      [2, sha256("b")],
+      [3, sha256("c")],
+    ]);
+    expect(volume.events(2).map((e) => e.seq)).toEqual([3]);
   });
 
   it("writes atomically through a temp file that never shows up or stays behind", async () => {

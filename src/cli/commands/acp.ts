@@ -11,7 +11,7 @@ import { resolveLimits } from "../../access/limits.js";
 import { AfsError } from "../../core/errors.js";
 import { AcpClient } from "../../protocols/acp/client.js";
 import { AcpFiles } from "../../protocols/acp/files.js";
-import { LocalDirVolume } from "../../volume/local-dir-volume.js";
+import { LocalDirVolume } from "../../volume/local-dir/local-dir-volume.js";
 import type { Afs } from "../../workspace/afs.js";
 import { AttachedSession } from "../../workspace/attached-session.js";
 import { TurnView } from "../acp-view.js";

@@ -1,9 +1,9 @@
 // `afs mcp`: the MCP server over stdio (newline-delimited JSON-RPC). stdout belongs to the
 // protocol; the one startup line and any diagnostics go to stderr.
 import type { Command } from "commander";
+import { bindSession } from "../../access/binding.js";
 import { resolveLimits } from "../../access/limits.js";
-import { DEFAULT_PROFILE, PROFILE_TABLE, PROFILES, type Profile, parseProfile } from "../../access/profiles.js";
-import { AfsError, isAfsError } from "../../core/errors.js";
+import { DEFAULT_PROFILE, PROFILES, type Profile, parseProfile } from "../../access/profiles.js";
 import type { Afs } from "../../workspace/afs.js";
 import { globalOptions, globals, withAfs, workspaceOption } from "../context.js";
 
@@ -14,33 +14,11 @@ export function registerMcp(program: Command): void {
     .action((flags: { profile: string }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const profile = parseProfile(flags.profile);
-        const workspace = await bindWorkspace(afs, profile, globals(cmd).workspace);
+        // --workspace, $AFS_WORKSPACE or the current one; required when the profile is bound.
+        const workspace = await bindSession(afs, { profile, requested: globals(cmd).workspace, fallback: true });
         await serveStdio(afs, profile, workspace);
       }),
     );
-}
-
-/** The session's workspace: --workspace, $AFS_WORKSPACE or the current one; required when the profile is bound. */
-async function bindWorkspace(afs: Afs, profile: Profile, requested: string | undefined): Promise<string | null> {
-  const name = requested ?? process.env.AFS_WORKSPACE ?? (await afs.currentWorkspace());
-  if (!name) {
-    if (!PROFILE_TABLE[profile].workspaceBound) return null;
-    throw new AfsError(
-      "INVALID_ARGUMENT",
-      `profile ${profile} works on one workspace and none is chosen; pass --workspace NAME or choose one with: afs ws use NAME`,
-    );
-  }
-  try {
-    await afs.getWorkspace(name);
-  } catch (e) {
-    if (isAfsError(e) && e.code === "NOT_FOUND") {
-      throw new AfsError("NOT_FOUND", `workspace ${name} does not exist; create it with: afs ws create ${name}`, {
-        workspace: name,
-      });
-    }
-    throw e;
-  }
-  return name;
 }
 
 async function serveStdio(afs: Afs, profile: Profile, workspace: string | null): Promise<void> {

@@ -1,6 +1,7 @@
 // `afs serve`: MCP over Streamable HTTP at /mcp, with bearer tokens (or --auth none on loopback for
 // local development). Runs until interrupted; the address and any warning go to stderr.
 import { type Command, Option } from "commander";
+import { bindSession } from "../../access/binding.js";
 import { resolveLimits } from "../../access/limits.js";
 import { PROFILES, parseProfile } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
@@ -44,8 +45,8 @@ export function registerServe(program: Command): void {
           throw new AfsError("INVALID_ARGUMENT", `--port must be 0-65535; got ${flags.port}`);
         }
         const profile = parseProfile(flags.profile);
-        const workspace = globals(cmd).workspace ?? null;
-        if (workspace !== null) await afs.getWorkspace(workspace);
+        // Only the --auth none session uses it; a token brings its own workspace.
+        const workspace = await bindSession(afs, { profile, requested: globals(cmd).workspace, fallback: false });
         // Loaded here: other commands should not pay for the HTTP server and the MCP SDK.
         const { serveHttp } = await import("../../server/http-server.js");
         const serving = await serveHttp({

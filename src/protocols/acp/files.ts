@@ -10,7 +10,7 @@ import { unifiedPatch } from "../../core/patch.js";
 import { decodeText } from "../../core/text.js";
 import { linesOf } from "../../ops/lines.js";
 import { inShapeOf, writeText } from "../../ops/write-text.js";
-import { LocalDirVolume } from "../../volume/local-dir-volume.js";
+import { LocalDirVolume } from "../../volume/local-dir/local-dir-volume.js";
 import { EditorBuffers } from "./buffers.js";
 import { type ChangedFile, ChangeTracker } from "./changes.js";
 import { type Located, locate, openRoots, type Root, type VolumeOpener } from "./roots.js";

@@ -10,21 +10,19 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { WorkspaceBinding } from "../../access/binding.js";
 import { checkWriteArgs, type Limits } from "../../access/limits.js";
-import { allows, PROFILES, type Profile } from "../../access/profiles.js";
-import { AfsError } from "../../core/errors.js";
+import { checkAllowed, type Profile } from "../../access/profiles.js";
 import { type Afs, VERSION } from "../../workspace/afs.js";
 import { errorResult } from "./errors.js";
 import { inputJsonSchema, outputJsonSchema } from "./json-schema.js";
 import type { Tool, ToolContext, TransportKind } from "./tool.js";
 import { allowedFor, offeredBy } from "./tools.js";
 
-export interface McpSessionOptions {
+export interface McpSessionOptions extends WorkspaceBinding {
   afs: Afs;
   profile: Profile;
   transport: TransportKind;
-  workspace: string | null;
-  pinned: boolean;
   limits: Limits;
   actor?: string;
 }
@@ -61,8 +59,7 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 export function createMcpServer(options: McpSessionOptions): Server {
   const ctx: ToolContext = { ...options };
   const offered = new Map(offeredBy(options.transport).map((t) => [t.name, t]));
-  const allowed = new Set(allowedFor(options.profile, options.transport));
-  const listed = [...allowed].map(definition);
+  const listed = allowedFor(options.profile, options.transport).map(definition);
 
   const server = new Server(
     { name: "afs", title: "Agent filesystem", version: VERSION },
@@ -74,8 +71,8 @@ export function createMcpServer(options: McpSessionOptions): Server {
     // An unknown name is a protocol error (the spec's -32602); a known but withheld tool is a refusal.
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
-      if (!allowed.has(tool)) throw refused(tool, options.profile);
-      checkWriteArgs(options.limits, request.params.arguments);
+      checkAllowed(options.profile, tool);
+      checkWriteArgs(options.limits, request.params.arguments, "file_write, then file_insert with line -1");
       const { structured, text } = await tool.call(ctx, request.params.arguments);
       return { content: [{ type: "text", text }], structuredContent: structured };
     } catch (e) {
@@ -83,13 +80,4 @@ export function createMcpServer(options: McpSessionOptions): Server {
     }
   });
   return server;
-}
-
-function refused(tool: Tool, profile: Profile): AfsError {
-  const granting = PROFILES.filter((p) => allows(p, tool));
-  return new AfsError(
-    "PERMISSION_DENIED",
-    `${tool.name} is not available with profile ${profile}; it needs profile ${granting.join(" or ")}`,
-    { tool: tool.name, profile },
-  );
 }

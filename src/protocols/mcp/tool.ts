@@ -1,22 +1,18 @@
 // What one MCP tool is: its name, family, model-facing description, input and output schemas,
 // annotations, and a handler over the engine. The stdio and HTTP servers read these and nothing else.
 import { z } from "zod";
+import { type WorkspaceBinding, workspaceForCall } from "../../access/binding.js";
 import type { Limits } from "../../access/limits.js";
 import type { Profile, ToolFamily } from "../../access/profiles.js";
-import { AfsError } from "../../core/errors.js";
 import type { Afs } from "../../workspace/afs.js";
 
 export type TransportKind = "stdio" | "http";
 
 /** Everything a handler may use: the engine, the session's workspace binding, profile and limits. */
-export interface ToolContext {
+export interface ToolContext extends WorkspaceBinding {
   afs: Afs;
   profile: Profile;
   transport: TransportKind;
-  /** The session's workspace; null when none was chosen (admin profiles). */
-  workspace: string | null;
-  /** A pinned workspace (an HTTP workspace token) may not be swapped for another by argument. */
-  pinned: boolean;
   limits: Limits;
   /** Recorded on the events this session causes; the engine's actor when absent. */
   actor?: string;
@@ -108,18 +104,6 @@ export const workspaceArg = z
 export const onWorkspace = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape, z.core.$strict>) =>
   schema.extend({ workspace: workspaceArg });
 
-/** The workspace a call acts on: the argument, else the session's, else the current one. */
-export async function workspaceFor(ctx: ToolContext, requested: string | undefined): Promise<string> {
-  if (requested !== undefined && ctx.pinned && requested !== ctx.workspace) {
-    throw new AfsError(
-      "PERMISSION_DENIED",
-      `this session may only use workspace ${ctx.workspace}; omit workspace or pass ${JSON.stringify(ctx.workspace)}`,
-      { workspace: requested },
-    );
-  }
-  const name = requested ?? ctx.workspace ?? (await ctx.afs.currentWorkspace());
-  if (!name) {
-    throw new AfsError("INVALID_ARGUMENT", "no workspace chosen for this session; pass workspace (see workspace_list)");
-  }
-  return name;
-}
+/** The workspace a call acts on (see access/binding.ts), pointing MCP callers at workspace_list. */
+export const workspaceFor = (ctx: ToolContext, requested: string | undefined): Promise<string> =>
+  workspaceForCall(ctx.afs, ctx, requested, "see workspace_list");

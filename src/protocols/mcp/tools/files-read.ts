@@ -133,7 +133,7 @@ export const fileReadTools: readonly Tool[] = [
     async run(ctx, input) {
       const { workspace, volume, args } = await openVolume(ctx, input);
       const stat = await volume.stat(normalizePath(args.path));
-      if (stat?.kind === "file") checkWholeRead(ctx.limits, stat.path, stat.size);
+      if (stat?.kind === "file") checkWholeRead(ctx.limits, stat.path, stat.size, "file_lines with start and end");
       return { workspace, ...(await ops.read(volume, args)) };
     },
     text: (r) => {
