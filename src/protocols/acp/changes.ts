@@ -3,6 +3,7 @@
 // ask for the session's changed files and their unified diffs at any time.
 import type { Hash } from "../../core/hash.js";
 import { unifiedPatch } from "../../core/patch.js";
+import { EventLog } from "../../volume/event-log.js";
 
 export interface WriteEvent {
   seq: number;
@@ -26,29 +27,26 @@ export interface ChangedFile {
   patch: string;
 }
 
-const DEFAULT_MAX_EVENTS = 10_000;
-
 export class ChangeTracker {
-  private readonly log: WriteEvent[] = [];
-  private seq = 0;
+  private readonly log: EventLog<WriteEvent>;
   /** session → host path → the text before the session first wrote it (null: it did not exist). */
   private readonly originals = new Map<string, Map<string, string | null>>();
 
-  constructor(private readonly maxEvents = DEFAULT_MAX_EVENTS) {}
+  constructor(maxEvents?: number) {
+    this.log = new EventLog<WriteEvent>(maxEvents === undefined ? {} : { maxEvents });
+  }
 
-  record(event: Omit<WriteEvent, "seq" | "time">, before: string | null): WriteEvent {
-    const full: WriteEvent = { ...event, seq: ++this.seq, time: Date.now() };
-    this.log.push(full);
-    if (this.log.length > this.maxEvents) this.log.shift();
+  record(event: Omit<WriteEvent, "seq" | "time">, before: string | null): number {
+    const seq = this.log.append({ ...event, time: Date.now() });
     const files = this.originals.get(event.session) ?? new Map<string, string | null>();
     if (!files.has(event.path)) files.set(event.path, before);
     this.originals.set(event.session, files);
-    return full;
+    return seq;
   }
 
   /** Write events after `afterSeq` (the newest ones only, once the log has dropped older ones). */
   events(afterSeq = 0): WriteEvent[] {
-    return this.log.filter((e) => e.seq > afterSeq);
+    return this.log.events(afterSeq);
   }
 
   /** Host paths the session wrote, in the order first written. */
