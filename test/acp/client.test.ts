@@ -353,6 +353,8 @@ describe("ACP approvals", () => {
       content: "hello\n",
     });
     expect(agree.asked.map((a) => a.kind)).toEqual(["permission"]);
+    // The call was introduced only by the permission request (as Gemini CLI does); the write is its.
+    expect(agree.files.changes.events().at(-1)?.toolCallId).toBe("call-1");
     // A second write to the same path was not part of the approved call: it is asked about, with its diff.
     await agree.agent.request(acp.methods.client.fs.writeTextFile, {
       sessionId: agree.session,

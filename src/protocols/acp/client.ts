@@ -39,7 +39,7 @@ export class AcpClient {
       .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => answer(() => files.readTextFile(params)))
       .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => answer(() => files.writeTextFile(params)))
       .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
-        answer(() => permission(approvals, params)),
+        answer(() => permission(approvals, files, params)),
       )
       .onNotification(acp.methods.client.session.update, ({ params }) => this.update(params))
       .connect(stream);
@@ -87,6 +87,9 @@ export class AcpClient {
       sessionId,
       prompt: [{ type: "text", text }],
     });
+    // The SDK settles a response at once but hands notifications to handlers asynchronously, so the
+    // turn's last updates can still be on their way: let them reach the chain, then drain it.
+    await new Promise((done) => setImmediate(done));
     await this.drained(sessionId);
     return response;
   }
@@ -124,9 +127,13 @@ export class AcpClient {
 /** Answers session/request_permission by the approval policy, picking the agent's own option. */
 async function permission(
   approvals: Approvals,
+  files: AcpFiles,
   params: acp.RequestPermissionRequest,
 ): Promise<acp.RequestPermissionResponse> {
   const call = params.toolCall;
+  // Agents may introduce a tool call only here (Gemini CLI does): note it, so the write that
+  // carries it out is attributed to it.
+  files.noteToolCall(params.sessionId, { ...call, status: call.status ?? "pending" });
   const diffs = (call.content ?? []).flatMap((c) =>
     c.type === "diff" ? [{ path: c.path, patch: unifiedPatch(c.path, c.oldText ?? null, c.newText) }] : [],
   );
@@ -138,6 +145,8 @@ async function permission(
     paths,
     ...(diffs.length > 0 ? { diff: diffs.map((d) => d.patch).join("") } : {}),
   });
+  // A refused call never runs, and agents send no update closing it.
+  if (!decision.allowed) files.noteToolCall(params.sessionId, { toolCallId: call.toolCallId, status: "failed" });
   const kinds: acp.PermissionOptionKind[] = decision.allowed
     ? ["allow_once", "allow_always"]
     : ["reject_once", "reject_always"];
