@@ -14,6 +14,7 @@ import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
 import {
   type CreateCheckpointOptions,
   createCheckpoint,
@@ -29,6 +30,7 @@ import { fold } from "./fold.js";
 import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS, type IndexPruned } from "./gc.js";
 import { SubtreeListings } from "./listings.js";
 import { checkName } from "./names.js";
+import { type RecordOptions, type RecordResult, recordDirectory, VerifiedStats } from "./record.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { exportTree, importTree, type Progress } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
@@ -53,10 +55,22 @@ export interface DiffResult {
   changes: Change[];
 }
 
+export interface AttachResult {
+  workspace: string;
+  /** The directory's real path. */
+  dir: string;
+  /** True when the workspace was created from the directory. */
+  created: boolean;
+  /** What recording the directory into an existing workspace found (null when just created). */
+  record: RecordResult | null;
+}
+
 export class Afs {
   private readonly ctx: EngineContext;
   /** Walk listings of unchanged subtrees, shared by every volume of this home. */
   private readonly listings = new SubtreeListings();
+  /** Stats of attached files read and found unchanged, so records need not read them again. */
+  private readonly verified = new VerifiedStats();
   private indexDb: IndexDb | undefined;
   private chunkIndex: ChunkIndex | undefined;
   private contentIndex: SqliteTextIndex | undefined;
@@ -158,6 +172,7 @@ export class Afs {
 
   async deleteWorkspace(name: string): Promise<void> {
     if (!(await this.store.deleteWorkspace(name))) throw notFoundWorkspace(name);
+    if ((await attachments(this.home))[name]) await setAttachment(this.home, name, null);
     if ((await this.currentWorkspace()) === name) {
       const { current_workspace: _, ...rest } = await readConfig(this.home);
       await writeConfig(this.home, rest);
@@ -198,6 +213,77 @@ export class Afs {
       queryIndex: this.queryIndex,
       textIndex: this.textIndex,
     });
+  }
+
+  // --- attached directories ----------------------------------------------------------------
+
+  /**
+   * Attaches a directory to a workspace, whose live state then *is* the directory. On first use the
+   * workspace (named after the directory unless `workspace` is given) is created from it; when it is
+   * already attached, the directory is recorded into it. An existing workspace that is not attached
+   * is only taken with `adopt` (a dirty live state is kept as a safety checkpoint first).
+   */
+  async attachDirectory(
+    dir: string,
+    options: { workspace?: string; description?: string; adopt?: boolean } = {},
+  ): Promise<AttachResult> {
+    const real = await realDirectory(dir);
+    const links = await attachments(this.home);
+    const holder = Object.keys(links).find((ws) => links[ws] === real);
+    const name = checkName("workspace", options.workspace ?? holder ?? workspaceNameFor(real));
+    if (holder && holder !== name) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `${real} is attached to workspace ${holder}; use that workspace, or detach it first`,
+        { dir: real, workspace: holder },
+      );
+    }
+    const linked = links[name];
+    if (linked && linked !== real) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `workspace ${name} is attached to ${linked}; choose another workspace name for ${real}`,
+        { workspace: name, dir: linked },
+      );
+    }
+    const exists = (await this.store.getWorkspace(name)) !== null;
+    if (!exists) {
+      await this.importDirectory(name, real, { description: options.description ?? `attached to ${real}` });
+      await setAttachment(this.home, name, real);
+      return { workspace: name, dir: real, created: true, record: null };
+    }
+    if (!linked) {
+      if (!options.adopt) {
+        throw new AfsError(
+          "ALREADY_EXISTS",
+          `workspace ${name} already exists and is not attached to a directory; choose another workspace name for ${real}, or adopt it explicitly (its live state becomes the directory)`,
+          { workspace: name, dir: real },
+        );
+      }
+      if ((await this.store.overlayCount(name)) > 0) {
+        await this.createCheckpoint(name, { kind: "safety", description: `live state before attaching ${real}` });
+      }
+      await setAttachment(this.home, name, real);
+    }
+    return { workspace: name, dir: real, created: false, record: await this.recordDirectory(name) };
+  }
+
+  /** The directory attached to a workspace, or null. */
+  async attachedDirectory(name: string): Promise<string | null> {
+    return (await attachments(this.home))[name] ?? null;
+  }
+
+  /** Unlinks a workspace from its directory (both stay as they are); false when it was not attached. */
+  detachDirectory(name: string): Promise<boolean> {
+    return setAttachment(this.home, name, null);
+  }
+
+  /**
+   * Brings an attached workspace's live state to exactly what its directory holds (only `paths`
+   * when given: a watcher's changes), as one commit; nothing changed, nothing committed.
+   */
+  async recordDirectory(name: string, options: RecordOptions = {}): Promise<RecordResult> {
+    return recordDirectory(this.ctx, name, await this.requireAttached(name), this.verified, options);
   }
 
   // --- checkpoints -------------------------------------------------------------------------
@@ -264,6 +350,17 @@ export class Afs {
   }
 
   // --- internals ---------------------------------------------------------------------------
+
+  private async requireAttached(name: string): Promise<string> {
+    const dir = await this.attachedDirectory(name);
+    if (!dir) {
+      await this.requireWorkspace(name);
+      throw new AfsError("INVALID_ARGUMENT", `workspace ${name} is not attached to a directory; attach one first`, {
+        workspace: name,
+      });
+    }
+    return dir;
+  }
 
   private async requireWorkspace(name: string): Promise<WorkspaceRecord> {
     const ws = await this.store.getWorkspace(name);
