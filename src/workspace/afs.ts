@@ -14,6 +14,8 @@ import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import { LocalDirVolume } from "../volume/local-dir-volume.js";
+import { AttachedVolume } from "./attached-volume.js";
 import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
 import {
   type CreateCheckpointOptions,
@@ -207,11 +209,22 @@ export class Afs {
     return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
   }
 
-  async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume> {
+  /**
+   * The workspace as a Volume. An attached workspace's volume is its directory: reads and writes
+   * go to disk and are recorded into the workspace; files still as recorded report their hash.
+   */
+  async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume | AttachedVolume> {
     await this.requireWorkspace(name);
-    return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.listings, name, actor, {
-      queryIndex: this.queryIndex,
-      textIndex: this.textIndex,
+    const indexes = { queryIndex: this.queryIndex, textIndex: this.textIndex };
+    const live = new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.listings, name, actor, indexes);
+    const dir = await this.attachedDirectory(name);
+    if (!dir) return live;
+    return new AttachedVolume(name, dir, new LocalDirVolume(dir, { actor }), {
+      live,
+      record: (paths) => this.recordDirectory(name, { paths }),
+      updatedAt: async () => (await this.requireWorkspace(name)).updatedAt,
+      verified: this.verified,
+      ...indexes,
     });
   }
 

@@ -10,7 +10,6 @@ import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import { WeightedLru } from "../core/lru.js";
 import { ancestors, baseName, joinPath, normalizePath, parentOf, ROOT, segments } from "../core/paths.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
-import { type EngineContext, snapshot } from "./context.js";
 import {
   type DiskEntry,
   diskEntry,
@@ -21,7 +20,8 @@ import {
   kindOf,
   listDir,
   scopesInside,
-} from "./dir-scan.js";
+} from "../volume/dir-scan.js";
+import { type EngineContext, snapshot } from "./context.js";
 import type { Snapshot } from "./snapshot.js";
 import { TreeWriter } from "./tree.js";
 

@@ -7,7 +7,7 @@ import { DIR_MODE, type Entry } from "../core/entry.js";
 import { AfsError, toAfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
 import type { Store } from "../store/store.js";
-import { type DiskEntry, scanTree } from "./dir-scan.js";
+import { type DiskEntry, scanTree } from "../volume/dir-scan.js";
 import { type TreeReader, TreeWriter } from "./tree.js";
 
 export type Progress = (done: number, total: number) => void;
