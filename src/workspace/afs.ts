@@ -2,9 +2,10 @@
 // Every surface (CLI, MCP, ACP, HTTP) talks to this facade and the ops, never to the store.
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { userInfo } from "node:os";
-import { AfsError } from "../core/errors.js";
+import { AfsError, toAfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
 import { ChunkIndex } from "../search/chunk-index.js";
 import { embedderFromEnv } from "../search/embedder.js";
@@ -26,7 +27,14 @@ import {
   restoreCheckpoint,
 } from "./checkpoints.js";
 import { defaultStoreUrl, readConfig, resolveHome, writeConfig } from "./config.js";
-import { checkpointInfo, type EngineContext, snapshot, type WorkspaceInfo, workspaceInfo } from "./context.js";
+import {
+  type CheckpointInfo,
+  checkpointInfo,
+  type EngineContext,
+  snapshot,
+  type WorkspaceInfo,
+  workspaceInfo,
+} from "./context.js";
 import { type Change, type DiffSummary, diffTrees, summarize } from "./diff.js";
 import { fold } from "./fold.js";
 import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS, type IndexPruned } from "./gc.js";
@@ -34,6 +42,7 @@ import { SubtreeListings } from "./listings.js";
 import { checkName } from "./names.js";
 import { type RecordOptions, type RecordResult, recordDirectory, VerifiedStats } from "./record.js";
 import { notFoundWorkspace } from "./snapshot.js";
+import { syncTree } from "./sync-dir.js";
 import { exportTree, importTree, type Progress } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
 import { WorkspaceVolume } from "./workspace-volume.js";
@@ -65,6 +74,16 @@ export interface AttachResult {
   created: boolean;
   /** What recording the directory into an existing workspace found (null when just created). */
   record: RecordResult | null;
+}
+
+export interface ExportResult {
+  files: number;
+  bytes: number;
+  /** With force: files and symlinks written, and entries removed. */
+  written?: number;
+  removed?: number;
+  /** With force: the checkpoint that keeps what the directory held (null: a checkpoint already had it). */
+  safety: CheckpointInfo | null;
 }
 
 export class Afs {
@@ -197,16 +216,80 @@ export class Afs {
     return { workspace, files: imported.files, bytes: imported.bytes };
   }
 
-  /** Exports a checkpoint (or, without one, the live state) into an empty directory. */
+  /**
+   * Exports a checkpoint (or, without one, the live state) into an empty directory. With `force`
+   * the directory may hold anything: what it holds is first kept as a safety checkpoint (when no
+   * checkpoint has it yet), then it is made equal to the export (ignored files stay). On the
+   * workspace's attached directory that is an undo: the checkpoint becomes the live state too.
+   */
   async exportWorkspace(
     name: string,
     dir: string,
-    options: { checkpoint?: string; onProgress?: Progress } = {},
-  ): Promise<{ files: number; bytes: number }> {
-    const root = options.checkpoint
-      ? (await getCheckpoint(this.ctx, name, options.checkpoint)).root
-      : (await this.liveRoot(name)).root;
-    return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
+    options: { checkpoint?: string; force?: boolean; onProgress?: Progress } = {},
+  ): Promise<ExportResult> {
+    if (!options.force) {
+      const root = options.checkpoint
+        ? (await getCheckpoint(this.ctx, name, options.checkpoint)).root
+        : (await this.liveRoot(name)).root;
+      return { ...(await exportTree(this.store, this.ctx.trees, root, dir, options.onProgress)), safety: null };
+    }
+    const target = options.checkpoint ? await getCheckpoint(this.ctx, name, options.checkpoint) : null;
+    await mkdir(dir, { recursive: true }).catch((e) => {
+      throw toAfsError(e);
+    });
+    const real = await realDirectory(dir);
+    const attached = (await this.attachedDirectory(name)) === real;
+    const what = target ? `checkpoint ${target.name}` : "the live state";
+    let safety: CheckpointInfo | null = null;
+    if (attached) {
+      await this.recordDirectory(name);
+      const saved = await this.createCheckpoint(name, {
+        kind: "safety",
+        description: `${real} before exporting ${what}`,
+      });
+      if (saved.created) safety = saved.checkpoint;
+    } else {
+      safety = await this.keepDirectory(name, real, `${real} before exporting ${what}`);
+    }
+    const root = target?.root ?? (await this.liveRoot(name)).root;
+    const synced = await syncTree(this.store, this.ctx.trees, root, real);
+    if (attached && target) await this.restoreCheckpoint(name, target.name);
+    return { files: synced.files, bytes: synced.bytes, written: synced.written, removed: synced.removed, safety };
+  }
+
+  /** Records what a directory holds as a safety checkpoint of `name` without moving its head (null: nothing to keep). */
+  private async keepDirectory(name: string, dir: string, description: string): Promise<CheckpointInfo | null> {
+    const { root } = await importTree(this.store, dir);
+    if (root === EMPTY_TREE) return null;
+    for (let attempt = 0; attempt < 32; attempt++) {
+      const ws = await this.requireWorkspace(name);
+      const head = await this.store.getCheckpointById(ws.head);
+      if (head?.root === root) return null;
+      const record: CheckpointRecord = {
+        id: randomUUID(),
+        workspace: name,
+        name: `safety-${ws.revision}`,
+        root,
+        parent: ws.head,
+        createdAt: Date.now(),
+        actor: this.ctx.actor,
+        kind: "safety",
+        description,
+      };
+      try {
+        await this.store.moveHead(name, {
+          expectRevision: ws.revision,
+          checkpoint: record,
+          head: ws.head,
+          clearOverlay: false,
+          event: { op: "checkpoint", path: "/", oldHash: null, newHash: root, actor: this.ctx.actor },
+        });
+        return checkpointInfo(record);
+      } catch (e) {
+        if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+      }
+    }
+    throw new AfsError("TIMEOUT", `workspace ${name} kept changing during the export; retry`);
   }
 
   /**
