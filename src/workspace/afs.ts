@@ -83,7 +83,7 @@ export interface ExportResult {
   written?: number;
   removed?: number;
   /** With force: the checkpoint that keeps what the directory held (null: a checkpoint already had it). */
-  safety: CheckpointInfo | null;
+  safety?: CheckpointInfo | null;
 }
 
 export class Afs {
@@ -231,7 +231,7 @@ export class Afs {
       const root = options.checkpoint
         ? (await getCheckpoint(this.ctx, name, options.checkpoint)).root
         : (await this.liveRoot(name)).root;
-      return { ...(await exportTree(this.store, this.ctx.trees, root, dir, options.onProgress)), safety: null };
+      return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
     }
     const target = options.checkpoint ? await getCheckpoint(this.ctx, name, options.checkpoint) : null;
     await mkdir(dir, { recursive: true }).catch((e) => {
