@@ -55,6 +55,11 @@ export class AttachedSession {
     return created ? checkpoint : null;
   }
 
+  /** Directories the watcher watches (0 without one). */
+  get watchedDirectories(): number {
+    return this.watcher?.watching ?? 0;
+  }
+
   close(): void {
     this.watcher?.close();
   }
