@@ -23,6 +23,7 @@ import {
   createCheckpoint,
   deleteCheckpoint,
   getCheckpoint,
+  keepRoot,
   listCheckpoints,
   restoreCheckpoint,
 } from "./checkpoints.js";
@@ -257,39 +258,10 @@ export class Afs {
     return { files: synced.files, bytes: synced.bytes, written: synced.written, removed: synced.removed, safety };
   }
 
-  /** Records what a directory holds as a safety checkpoint of `name` without moving its head (null: nothing to keep). */
+  /** Records what a directory holds as a safety checkpoint of `name`, head unmoved (null: nothing to keep). */
   private async keepDirectory(name: string, dir: string, description: string): Promise<CheckpointInfo | null> {
     const { root } = await importTree(this.store, dir);
-    if (root === EMPTY_TREE) return null;
-    for (let attempt = 0; attempt < 32; attempt++) {
-      const ws = await this.requireWorkspace(name);
-      const head = await this.store.getCheckpointById(ws.head);
-      if (head?.root === root) return null;
-      const record: CheckpointRecord = {
-        id: randomUUID(),
-        workspace: name,
-        name: `safety-${ws.revision}`,
-        root,
-        parent: ws.head,
-        createdAt: Date.now(),
-        actor: this.ctx.actor,
-        kind: "safety",
-        description,
-      };
-      try {
-        await this.store.moveHead(name, {
-          expectRevision: ws.revision,
-          checkpoint: record,
-          head: ws.head,
-          clearOverlay: false,
-          event: { op: "checkpoint", path: "/", oldHash: null, newHash: root, actor: this.ctx.actor },
-        });
-        return checkpointInfo(record);
-      } catch (e) {
-        if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
-      }
-    }
-    throw new AfsError("TIMEOUT", `workspace ${name} kept changing during the export; retry`);
+    return root === EMPTY_TREE ? null : keepRoot(this.ctx, name, root, description);
   }
 
   /**
