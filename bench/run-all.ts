@@ -8,6 +8,7 @@ import { isMain, printTable, REPO_ROOT } from "./lib.js";
 export const BENCHMARKS = [
   "import-vs-git.ts",
   "checkpoint-scale.ts",
+  "record-checkpoint.ts",
   "dedup.ts",
   "grep-vs-rg.ts",
   "query.ts",

@@ -144,12 +144,12 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   let targets = await searchTargets(volume, path, pathFilter(asList(args.include), asList(args.exclude)));
   if (from) targets = targets.filter((t) => t.path >= from.path && !(t.path === from.path && from.line === null));
   const index = volume.textIndex;
-  if (index && !invert && plan.query.op !== "all" && targets.every((t) => t.sha256)) {
-    const candidates = await index.candidates(
-      targets.map((t) => t.sha256 as Hash),
-      plan.query,
-    );
-    targets = targets.filter((t) => candidates.has(t.sha256 as Hash));
+  // Targets with a known hash are narrowed by the index; the others (files changed on an attached
+  // directory since they were recorded) are all read.
+  const hashed = targets.filter((t) => t.sha256).map((t) => t.sha256 as Hash);
+  if (index && !invert && plan.query.op !== "all" && hashed.length > 0) {
+    const candidates = await index.candidates(hashed, plan.query);
+    targets = targets.filter((t) => !t.sha256 || candidates.has(t.sha256));
   }
   // Sorted after the index has narrowed them: usually far fewer than were walked.
   targets.sort((a, b) => byString(a.path, b.path));

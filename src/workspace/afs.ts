@@ -2,9 +2,10 @@
 // Every surface (CLI, MCP, ACP, HTTP) talks to this facade and the ops, never to the store.
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { userInfo } from "node:os";
-import { AfsError } from "../core/errors.js";
+import { AfsError, toAfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
 import { ChunkIndex } from "../search/chunk-index.js";
 import { embedderFromEnv } from "../search/embedder.js";
@@ -14,22 +15,35 @@ import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import { LocalDirVolume } from "../volume/local-dir-volume.js";
+import { AttachedVolume } from "./attached-volume.js";
+import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
 import {
   type CreateCheckpointOptions,
   createCheckpoint,
   deleteCheckpoint,
   getCheckpoint,
+  keepRoot,
   listCheckpoints,
   restoreCheckpoint,
 } from "./checkpoints.js";
 import { defaultStoreUrl, readConfig, resolveHome, writeConfig } from "./config.js";
-import { checkpointInfo, type EngineContext, snapshot, type WorkspaceInfo, workspaceInfo } from "./context.js";
+import {
+  type CheckpointInfo,
+  checkpointInfo,
+  type EngineContext,
+  snapshot,
+  type WorkspaceInfo,
+  workspaceInfo,
+} from "./context.js";
 import { type Change, type DiffSummary, diffTrees, summarize } from "./diff.js";
 import { fold } from "./fold.js";
 import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS, type IndexPruned } from "./gc.js";
 import { SubtreeListings } from "./listings.js";
 import { checkName } from "./names.js";
+import { type RecordOptions, type RecordResult, recordDirectory, VerifiedStats } from "./record.js";
 import { notFoundWorkspace } from "./snapshot.js";
+import { syncTree } from "./sync-dir.js";
 import { exportTree, importTree, type Progress } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
 import { WorkspaceVolume } from "./workspace-volume.js";
@@ -53,10 +67,32 @@ export interface DiffResult {
   changes: Change[];
 }
 
+export interface AttachResult {
+  workspace: string;
+  /** The directory's real path. */
+  dir: string;
+  /** True when the workspace was created from the directory. */
+  created: boolean;
+  /** What recording the directory into an existing workspace found (null when just created). */
+  record: RecordResult | null;
+}
+
+export interface ExportResult {
+  files: number;
+  bytes: number;
+  /** With force: files and symlinks written, and entries removed. */
+  written?: number;
+  removed?: number;
+  /** With force: the checkpoint that keeps what the directory held (null: a checkpoint already had it). */
+  safety?: CheckpointInfo | null;
+}
+
 export class Afs {
   private readonly ctx: EngineContext;
   /** Walk listings of unchanged subtrees, shared by every volume of this home. */
   private readonly listings = new SubtreeListings();
+  /** Stats of attached files read and found unchanged, so records need not read them again. */
+  private readonly verified = new VerifiedStats();
   private indexDb: IndexDb | undefined;
   private chunkIndex: ChunkIndex | undefined;
   private contentIndex: SqliteTextIndex | undefined;
@@ -158,6 +194,7 @@ export class Afs {
 
   async deleteWorkspace(name: string): Promise<void> {
     if (!(await this.store.deleteWorkspace(name))) throw notFoundWorkspace(name);
+    if ((await attachments(this.home))[name]) await setAttachment(this.home, name, null);
     if ((await this.currentWorkspace()) === name) {
       const { current_workspace: _, ...rest } = await readConfig(this.home);
       await writeConfig(this.home, rest);
@@ -180,24 +217,141 @@ export class Afs {
     return { workspace, files: imported.files, bytes: imported.bytes };
   }
 
-  /** Exports a checkpoint (or, without one, the live state) into an empty directory. */
+  /**
+   * Exports a checkpoint (or, without one, the live state) into an empty directory. With `force`
+   * the directory may hold anything: what it holds is first kept as a safety checkpoint (when no
+   * checkpoint has it yet), then it is made equal to the export (ignored files stay). On the
+   * workspace's attached directory that is an undo: the checkpoint becomes the live state too.
+   */
   async exportWorkspace(
     name: string,
     dir: string,
-    options: { checkpoint?: string; onProgress?: Progress } = {},
-  ): Promise<{ files: number; bytes: number }> {
-    const root = options.checkpoint
-      ? (await getCheckpoint(this.ctx, name, options.checkpoint)).root
-      : (await this.liveRoot(name)).root;
-    return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
+    options: { checkpoint?: string; force?: boolean; onProgress?: Progress } = {},
+  ): Promise<ExportResult> {
+    if (!options.force) {
+      const root = options.checkpoint
+        ? (await getCheckpoint(this.ctx, name, options.checkpoint)).root
+        : (await this.liveRoot(name)).root;
+      return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
+    }
+    const target = options.checkpoint ? await getCheckpoint(this.ctx, name, options.checkpoint) : null;
+    await mkdir(dir, { recursive: true }).catch((e) => {
+      throw toAfsError(e);
+    });
+    const real = await realDirectory(dir);
+    const attached = (await this.attachedDirectory(name)) === real;
+    const what = target ? `checkpoint ${target.name}` : "the live state";
+    let safety: CheckpointInfo | null = null;
+    if (attached) {
+      await this.recordDirectory(name);
+      const saved = await this.createCheckpoint(name, {
+        kind: "safety",
+        description: `${real} before exporting ${what}`,
+      });
+      if (saved.created) safety = saved.checkpoint;
+    } else {
+      safety = await this.keepDirectory(name, real, `${real} before exporting ${what}`);
+    }
+    const root = target?.root ?? (await this.liveRoot(name)).root;
+    const synced = await syncTree(this.store, this.ctx.trees, root, real);
+    if (attached && target) await this.restoreCheckpoint(name, target.name);
+    return { files: synced.files, bytes: synced.bytes, written: synced.written, removed: synced.removed, safety };
   }
 
-  async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume> {
+  /** Records what a directory holds as a safety checkpoint of `name`, head unmoved (null: nothing to keep). */
+  private async keepDirectory(name: string, dir: string, description: string): Promise<CheckpointInfo | null> {
+    const { root } = await importTree(this.store, dir);
+    return root === EMPTY_TREE ? null : keepRoot(this.ctx, name, root, description);
+  }
+
+  /**
+   * The workspace as a Volume. An attached workspace's volume is its directory: reads and writes
+   * go to disk and are recorded into the workspace; files still as recorded report their hash.
+   */
+  async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume | AttachedVolume> {
     await this.requireWorkspace(name);
-    return new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.listings, name, actor, {
-      queryIndex: this.queryIndex,
-      textIndex: this.textIndex,
+    const indexes = { queryIndex: this.queryIndex, textIndex: this.textIndex };
+    const live = new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.listings, name, actor, indexes);
+    const dir = await this.attachedDirectory(name);
+    if (!dir) return live;
+    return new AttachedVolume(name, dir, new LocalDirVolume(dir, { actor }), {
+      live,
+      record: (paths) => this.recordDirectory(name, { paths }),
+      updatedAt: async () => (await this.requireWorkspace(name)).updatedAt,
+      verified: this.verified,
+      ...indexes,
     });
+  }
+
+  // --- attached directories ----------------------------------------------------------------
+
+  /**
+   * Attaches a directory to a workspace, whose live state then *is* the directory. On first use the
+   * workspace (named after the directory unless `workspace` is given) is created from it; when it is
+   * already attached, the directory is recorded into it. An existing workspace that is not attached
+   * is only taken with `adopt` (a dirty live state is kept as a safety checkpoint first).
+   */
+  async attachDirectory(
+    dir: string,
+    options: { workspace?: string; description?: string; adopt?: boolean } = {},
+  ): Promise<AttachResult> {
+    const real = await realDirectory(dir);
+    const links = await attachments(this.home);
+    const holder = Object.keys(links).find((ws) => links[ws] === real);
+    const name = checkName("workspace", options.workspace ?? holder ?? workspaceNameFor(real));
+    if (holder && holder !== name) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `${real} is attached to workspace ${holder}; use that workspace, or detach it first`,
+        { dir: real, workspace: holder },
+      );
+    }
+    const linked = links[name];
+    if (linked && linked !== real) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `workspace ${name} is attached to ${linked}; choose another workspace name for ${real}`,
+        { workspace: name, dir: linked },
+      );
+    }
+    const exists = (await this.store.getWorkspace(name)) !== null;
+    if (!exists) {
+      await this.importDirectory(name, real, { description: options.description ?? `attached to ${real}` });
+      await setAttachment(this.home, name, real);
+      return { workspace: name, dir: real, created: true, record: null };
+    }
+    if (!linked) {
+      if (!options.adopt) {
+        throw new AfsError(
+          "ALREADY_EXISTS",
+          `workspace ${name} already exists and is not attached to a directory; choose another workspace name for ${real}, or adopt it explicitly (its live state becomes the directory)`,
+          { workspace: name, dir: real },
+        );
+      }
+      if ((await this.store.overlayCount(name)) > 0) {
+        await this.createCheckpoint(name, { kind: "safety", description: `live state before attaching ${real}` });
+      }
+      await setAttachment(this.home, name, real);
+    }
+    return { workspace: name, dir: real, created: false, record: await this.recordDirectory(name) };
+  }
+
+  /** The directory attached to a workspace, or null. */
+  async attachedDirectory(name: string): Promise<string | null> {
+    return (await attachments(this.home))[name] ?? null;
+  }
+
+  /** Unlinks a workspace from its directory (both stay as they are); false when it was not attached. */
+  detachDirectory(name: string): Promise<boolean> {
+    return setAttachment(this.home, name, null);
+  }
+
+  /**
+   * Brings an attached workspace's live state to exactly what its directory holds (only `paths`
+   * when given: a watcher's changes), as one commit; nothing changed, nothing committed.
+   */
+  async recordDirectory(name: string, options: RecordOptions = {}): Promise<RecordResult> {
+    return recordDirectory(this.ctx, name, await this.requireAttached(name), this.verified, options);
   }
 
   // --- checkpoints -------------------------------------------------------------------------
@@ -264,6 +418,17 @@ export class Afs {
   }
 
   // --- internals ---------------------------------------------------------------------------
+
+  private async requireAttached(name: string): Promise<string> {
+    const dir = await this.attachedDirectory(name);
+    if (!dir) {
+      await this.requireWorkspace(name);
+      throw new AfsError("INVALID_ARGUMENT", `workspace ${name} is not attached to a directory; attach one first`, {
+        workspace: name,
+      });
+    }
+    return dir;
+  }
 
   private async requireWorkspace(name: string): Promise<WorkspaceRecord> {
     const ws = await this.store.getWorkspace(name);

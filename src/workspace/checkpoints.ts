@@ -2,6 +2,7 @@
 // Every head move is a compare-and-set on the workspace revision, retried on a race.
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
 import type { CheckpointKind, CheckpointRecord } from "../store/store.js";
 import { type CheckpointInfo, checkpointInfo, type EngineContext, snapshot } from "./context.js";
 import { fold } from "./fold.js";
@@ -71,6 +72,47 @@ export async function createCheckpoint(
     }
   }
   throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the checkpoint; retry`);
+}
+
+/**
+ * Records `root` as a safety checkpoint whose parent is head, without moving head or touching the
+ * live state (what a directory held before export --force overwrote it). Null when head has it.
+ */
+export async function keepRoot(
+  ctx: EngineContext,
+  workspace: string,
+  root: Hash,
+  description: string,
+): Promise<CheckpointInfo | null> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const snap = await snapshot(ctx, workspace);
+    if (snap.root === root) return null;
+    const record: CheckpointRecord = {
+      id: randomUUID(),
+      workspace,
+      name: `safety-${snap.revision}`,
+      root,
+      parent: snap.workspace.head,
+      createdAt: Date.now(),
+      actor: ctx.actor,
+      kind: "safety",
+      description,
+    };
+    try {
+      await ctx.store.moveHead(workspace, {
+        expectRevision: snap.revision,
+        checkpoint: record,
+        head: snap.workspace.head,
+        clearOverlay: false,
+        event: { op: "checkpoint", path: "/", oldHash: null, newHash: root, actor: ctx.actor },
+      });
+      ctx.roots.set(record.id, root);
+      return checkpointInfo(record);
+    } catch (e) {
+      if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+    }
+  }
+  throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing while saving a safety checkpoint; retry`);
 }
 
 export async function listCheckpoints(ctx: EngineContext, workspace: string): Promise<CheckpointInfo[]> {

@@ -1,10 +1,13 @@
-// Where afs keeps its data (AFS_HOME) and the small per-home settings file (current workspace).
+// Where afs keeps its data (AFS_HOME) and the small per-home settings file (current workspace,
+// attached directories).
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
 export interface AfsConfig {
   current_workspace?: string;
+  /** Workspace name → absolute real path of the directory attached to it (see attachments.ts). */
+  attachments?: Record<string, string>;
 }
 
 export const resolveHome = (home?: string): string => resolve(home ?? process.env.AFS_HOME ?? join(homedir(), ".afs"));

@@ -1,80 +1,26 @@
 // Moving trees between disk and the store: import a directory (honouring .gitignore and
 // .afsignore) into a checkpoint, and export a checkpoint or the live state to a directory.
 
-import type { Stats } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
-import { DIR_MODE, type Entry, EXEC_MODE, FILE_MODE, SYMLINK_MODE } from "../core/entry.js";
+import { DIR_MODE, type Entry } from "../core/entry.js";
 import { AfsError, toAfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
 import type { Store } from "../store/store.js";
+import { type DiskEntry, scanTree } from "../volume/dir-scan.js";
 import { type TreeReader, TreeWriter } from "./tree.js";
 
 export type Progress = (done: number, total: number) => void;
 
-const IGNORE_FILES = [".gitignore", ".afsignore"];
-/** Never imported: version-control internals are not workspace content. */
-const ALWAYS_SKIPPED = new Set([".git", ".hg", ".svn"]);
 const BATCH_BYTES = 16 * 1024 * 1024;
 const CONCURRENCY = 32;
 
-interface Scanned {
-  rel: string;
-  abs: string;
-  kind: "file" | "dir" | "symlink";
-  size: number;
-  mode: number;
-  mtime: number;
-}
-
-interface IgnoreScope {
-  base: string;
-  rules: Ignore;
-}
-
-/** Lists what an import would take, depth-first, applying ignore files at every level. */
-async function scan(root: string): Promise<Scanned[]> {
-  const out: Scanned[] = [];
-  const visit = async (dirRel: string, scopes: IgnoreScope[]): Promise<void> => {
-    const dirAbs = join(root, dirRel);
-    const names = await readdir(dirAbs);
-    const rules = ignore();
-    let hasRules = false;
-    for (const f of IGNORE_FILES) {
-      if (names.includes(f)) {
-        rules.add(await readFile(join(dirAbs, f), "utf8"));
-        hasRules = true;
-      }
-    }
-    const here = hasRules ? [...scopes, { base: dirRel, rules }] : scopes;
-    const kept = names.filter((n) => !ALWAYS_SKIPPED.has(n)).sort();
-    // One directory's lstat calls run together: per-file round trips dominate large imports.
-    const stats = await Promise.all(kept.map((name) => lstat(join(dirAbs, name))));
-    for (const [i, name] of kept.entries()) {
-      const rel = dirRel ? `${dirRel}/${name}` : name;
-      const abs = join(dirAbs, name);
-      const st = stats[i] as Stats;
-      const kind = st.isDirectory() ? "dir" : st.isSymbolicLink() ? "symlink" : st.isFile() ? "file" : null;
-      if (!kind) continue; // sockets, fifos, devices have no place in a workspace
-      if (isIgnored(here, rel, kind === "dir")) continue;
-      out.push({ rel, abs, kind, size: st.size, mode: st.mode & 0o777, mtime: Math.floor(st.mtimeMs) });
-      if (kind === "dir") await visit(rel, here);
-    }
-  };
-  await visit("", []);
-  return out;
-}
-
-function isIgnored(scopes: readonly IgnoreScope[], rel: string, isDir: boolean): boolean {
-  return scopes.some(({ base, rules }) => {
-    const sub = base ? rel.slice(base.length + 1) : rel;
-    return rules.ignores(isDir ? `${sub}/` : sub);
-  });
-}
-
 /** Runs `fn` over items with bounded parallelism. */
-async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await fn(items[next++] as T);
@@ -88,11 +34,11 @@ export async function importTree(
   root: string,
   onProgress?: Progress,
 ): Promise<{ root: Hash; files: number; bytes: number }> {
-  let items: Scanned[];
+  let items: DiskEntry[];
   try {
     const st = await lstat(root);
     if (!st.isDirectory()) throw new AfsError("INVALID_ARGUMENT", `${root} is not a directory`);
-    items = await scan(root);
+    items = await scanTree(root);
   } catch (e) {
     throw toAfsError(e);
   }
@@ -115,8 +61,7 @@ export async function importTree(
     batch.push({ hash, data });
     batchBytes += data.length;
     if (batchBytes >= BATCH_BYTES) flush();
-    const mode = item.kind === "symlink" ? SYMLINK_MODE : item.mode & 0o111 ? EXEC_MODE : FILE_MODE;
-    entries.set(item.rel, { kind: item.kind, hash, size: data.length, mode, mtime: item.mtime });
+    entries.set(item.rel, { kind: item.kind, hash, size: data.length, mode: item.mode, mtime: item.mtime });
     done += item.kind === "file" ? data.length : 0;
     onProgress?.(done, total);
   });
@@ -129,9 +74,9 @@ export async function importTree(
 }
 
 /** Builds trees bottom-up from the scanned list (children always follow their directory). */
-function buildTrees(items: readonly Scanned[], entries: Map<string, Entry>, writer: TreeWriter): Hash {
+function buildTrees(items: readonly DiskEntry[], entries: Map<string, Entry>, writer: TreeWriter): Hash {
   const dirs = new Map<string, Map<string, Entry>>([["", new Map()]]);
-  const dirMeta = new Map<string, Scanned>();
+  const dirMeta = new Map<string, DiskEntry>();
   for (const item of items) {
     if (item.kind !== "dir") continue;
     dirs.set(item.rel, new Map());
@@ -147,7 +92,7 @@ function buildTrees(items: readonly Scanned[], entries: Map<string, Entry>, writ
   for (const rel of order) {
     const hash = writer.add(dirs.get(rel) as Map<string, Entry>);
     const i = rel.lastIndexOf("/");
-    const meta = dirMeta.get(rel) as Scanned;
+    const meta = dirMeta.get(rel) as DiskEntry;
     dirs.get(i < 0 ? "" : rel.slice(0, i))?.set(rel.slice(i + 1), {
       kind: "dir",
       hash,

@@ -126,6 +126,27 @@ describe("afs ws", () => {
     expect(again.status).toBe(4);
     expect(again.stderr).toMatch(/^afs: .* is not empty; export into a new or empty directory \[ALREADY_EXISTS\]\n$/);
   });
+
+  it("exports over a non-empty directory with --force, saving what it held as a safety checkpoint", async () => {
+    const dir = afs.tmp("forced");
+    await mkdir(dir);
+    await writeFile(join(dir, "README.md"), "mine\n");
+    await writeFile(join(dir, "extra.txt"), "extra\n");
+    await writeFile(join(dir, ".gitignore"), "*.log\n");
+    await writeFile(join(dir, "notes.log"), "ignored\n");
+    const out = afs.ok(["ws", "export", "proj", dir, "--checkpoint", "import", "--force"]);
+    const safety = /saved as checkpoint (\S+); undo with: afs ws export proj .* --checkpoint \S+ --force/.exec(
+      out,
+    )?.[1];
+    expect(safety).toMatch(/^safety-/);
+    expect(await readFile(join(dir, "README.md"), "utf8")).toBe("# project\n");
+    expect(await readFile(join(dir, "notes.log"), "utf8")).toBe("ignored\n");
+    await expect(readFile(join(dir, "extra.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+    // The undo brings back what the directory held.
+    afs.ok(["ws", "export", "proj", dir, "--checkpoint", safety as string, "--force"]);
+    expect(await readFile(join(dir, "README.md"), "utf8")).toBe("mine\n");
+    expect(await readFile(join(dir, "extra.txt"), "utf8")).toBe("extra\n");
+  });
 });
 
 // util-linux `script` gives the CLI a terminal, the only place a progress bar may appear.

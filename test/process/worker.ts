@@ -8,8 +8,8 @@ import { AfsError } from "../../src/core/errors.js";
 import { sha256 } from "../../src/core/hash.js";
 import { createExclusive } from "../../src/ops/create-exclusive.js";
 import { replace } from "../../src/ops/replace.js";
+import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
-import type { WorkspaceVolume } from "../../src/workspace/workspace-volume.js";
 import { LOG_END, stampedContent } from "./content.js";
 
 interface Common {
@@ -63,7 +63,7 @@ async function go(): Promise<void> {
 // --- scenarios -------------------------------------------------------------------------------
 
 /** Each round: wait for the go, then try to create the round's file with this worker's content. */
-async function race(volume: WorkspaceVolume, args: Common & { rounds: number }): Promise<void> {
+async function race(volume: Volume, args: Common & { rounds: number }): Promise<void> {
   for (let round = 0; round < args.rounds; round++) {
     await say({ t: "ready", round });
     const order = await nextOrder();
@@ -82,7 +82,7 @@ async function race(volume: WorkspaceVolume, args: Common & { rounds: number }):
 }
 
 /** K compare-and-swap increments of /counter.txt and K replace-op appends to /log.txt, interleaved. */
-async function edits(volume: WorkspaceVolume, args: Common & { k: number; maxAttempts: number }): Promise<void> {
+async function edits(volume: Volume, args: Common & { k: number; maxAttempts: number }): Promise<void> {
   await go();
   const start = Date.now();
   let conflicts = 0;
@@ -109,7 +109,7 @@ async function edits(volume: WorkspaceVolume, args: Common & { k: number; maxAtt
 /** Writes until killed (or the bounds run out), announcing each write before and after it. */
 async function crash(
   afs: Afs,
-  volume: WorkspaceVolume,
+  volume: Volume,
   args: Common & { limit: number; timeLimitMs: number; checkpointEvery: number },
 ): Promise<void> {
   const deadline = Date.now() + args.timeLimitMs;
@@ -134,7 +134,7 @@ async function crash(
 }
 
 /** Writes self-checking files in a loop until told to stop (or the bounds run out). */
-async function loop(volume: WorkspaceVolume, args: Common & { limit: number; timeLimitMs: number }): Promise<void> {
+async function loop(volume: Volume, args: Common & { limit: number; timeLimitMs: number }): Promise<void> {
   await go();
   const deadline = Date.now() + args.timeLimitMs;
   let i = 0;

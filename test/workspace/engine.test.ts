@@ -3,15 +3,15 @@
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Volume } from "../../src/volume/volume.js";
 import type { Afs } from "../../src/workspace/afs.js";
-import type { WorkspaceVolume } from "../../src/workspace/workspace-volume.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
 
 const text = (s: string) => Buffer.from(s);
-const put = (v: WorkspaceVolume, path: string, s: string) => v.writeFile(path, text(s), { op: "write" });
-const cat = async (v: WorkspaceVolume, path: string) => (await v.readFile(path)).toString();
+const put = (v: Volume, path: string, s: string) => v.writeFile(path, text(s), { op: "write" });
+const cat = async (v: Volume, path: string) => (await v.readFile(path)).toString();
 
-async function tree(v: WorkspaceVolume): Promise<Record<string, string>> {
+async function tree(v: Volume): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for await (const s of v.walk("/")) out[s.path] = s.kind === "dir" ? "<dir>" : await cat(v, s.path);
   return out;

@@ -4,8 +4,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { AfsError } from "../../src/core/errors.js";
 import { ancestors, isWithin } from "../../src/core/paths.js";
+import type { Volume } from "../../src/volume/volume.js";
 import type { Afs } from "../../src/workspace/afs.js";
-import type { WorkspaceVolume } from "../../src/workspace/workspace-volume.js";
 import { tempAfs } from "../helpers/tmp.js";
 
 const DIR = Symbol("dir");
@@ -83,7 +83,7 @@ function applyToModel(m: Model, op: Op): string | null {
   }
 }
 
-async function snapshotOf(v: WorkspaceVolume): Promise<Record<string, string>> {
+async function snapshotOf(v: Volume): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for await (const s of v.walk("/")) out[s.path] = s.kind === "dir" ? "<dir>" : (await v.readFile(s.path)).toString();
   return out;

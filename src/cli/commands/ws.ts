@@ -101,13 +101,28 @@ export function registerWorkspaceCommands(program: Command): void {
 
   leaf(ws, "export <name> <dir>", "write a workspace's live state (or a checkpoint) into a new or empty directory")
     .option("--checkpoint <name>", "export this checkpoint instead of the live state")
-    .action((name: string, dir: string, flags: JsonFlag & { checkpoint?: string }, cmd: Command) =>
+    .option(
+      "--force",
+      "export into a non-empty directory: keep what it holds as a safety checkpoint, then make it equal to the export (ignored files stay)",
+    )
+    .action((name: string, dir: string, flags: JsonFlag & { checkpoint?: string; force?: boolean }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const bar = progressBar("exporting");
         const result = await afs
-          .exportWorkspace(name, dir, { checkpoint: flags.checkpoint, onProgress: bar.update })
+          .exportWorkspace(name, dir, { checkpoint: flags.checkpoint, force: flags.force, onProgress: bar.update })
           .finally(() => bar.stop());
-        emit(flags, result, (r) => `exported ${plural(r.files, "file")} (${bytes(r.bytes)}) to ${dir}`);
+        emit(flags, result, (r) => {
+          const lines = [`exported ${plural(r.files, "file")} (${bytes(r.bytes)}) to ${dir}`];
+          if (flags.force) {
+            lines[0] += ` (${plural(r.written ?? 0, "file")} written, ${plural(r.removed ?? 0, "entry", "entries")} removed)`;
+            lines.push(
+              r.safety
+                ? `what ${dir} held is saved as checkpoint ${r.safety.name}; undo with: afs ws export ${name} ${dir} --checkpoint ${r.safety.name} --force`
+                : `what ${dir} held was already in a checkpoint; nothing saved`,
+            );
+          }
+          return lines;
+        });
       }),
     );
 }

@@ -1,0 +1,113 @@
+// An attached workspace as a Volume: reads and writes go to its directory on disk (confined by
+// LocalDirVolume), each mutation is recorded into the workspace at once, and list/walk report the
+// content hash of every file whose size and mtime still match its recorded entry, so grep and
+// query reuse the home's indexes for those files and read only the others.
+import type { Hash } from "../core/hash.js";
+import type { QueryIndex } from "../search/query-index.js";
+import type { TextIndex } from "../search/text-index.js";
+import type { LocalDirVolume } from "../volume/local-dir-volume.js";
+import type { MutationResult, Stat, Volume, WriteOptions } from "../volume/volume.js";
+import { RACY_MS, type RecordResult, type VerifiedStats } from "./record.js";
+import type { WorkspaceVolume } from "./workspace-volume.js";
+
+/** What an attached volume needs from the engine besides the directory. */
+export interface AttachedLink {
+  /** The workspace's recorded live state (what hashes are known for). */
+  live: WorkspaceVolume;
+  /** Records these paths of the directory into the workspace. */
+  record(paths: string[]): Promise<RecordResult>;
+  /** When the workspace last changed (ms): entries with an mtime near it are racy (RACY_MS). */
+  updatedAt(): Promise<number>;
+  verified: VerifiedStats;
+  queryIndex?: QueryIndex;
+  textIndex?: TextIndex;
+}
+
+export class AttachedVolume implements Volume {
+  readonly label: string;
+  readonly queryIndex?: QueryIndex;
+  readonly textIndex?: TextIndex;
+
+  constructor(
+    readonly workspace: string,
+    /** The directory's real path. */
+    readonly dir: string,
+    private readonly local: LocalDirVolume,
+    private readonly link: AttachedLink,
+  ) {
+    this.label = `workspace ${workspace} (directory ${dir})`;
+    this.queryIndex = link.queryIndex;
+    this.textIndex = link.textIndex;
+  }
+
+  /** A single stat reads the file, so its hash is always exact. */
+  stat(path: string): Promise<Stat | null> {
+    return this.local.stat(path);
+  }
+
+  readFile(path: string): Promise<Buffer> {
+    return this.local.readFile(path);
+  }
+
+  async list(path: string): Promise<Stat[]> {
+    const known = await this.knownHashes(this.link.live.list(path));
+    return (await this.local.list(path)).map(known);
+  }
+
+  async *walk(path: string, maxDepth = Number.POSITIVE_INFINITY): AsyncIterable<Stat> {
+    const known = await this.knownHashes(collect(this.link.live.walk(path, maxDepth)));
+    for await (const s of this.local.walk(path, maxDepth)) yield known(s);
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult> {
+    return this.recorded(await this.local.writeFile(path, data, options), [path]);
+  }
+
+  async mkdir(path: string): Promise<MutationResult> {
+    return this.recorded(await this.local.mkdir(path), [path]);
+  }
+
+  async remove(path: string, options: { recursive?: boolean; expectSha256?: Hash }): Promise<MutationResult> {
+    return this.recorded(await this.local.remove(path, options), [path]);
+  }
+
+  async rename(from: string, to: string, options: { overwrite?: boolean }): Promise<MutationResult> {
+    return this.recorded(await this.local.rename(from, to, options), [from, to]);
+  }
+
+  /** The workspace's revision after recording what a mutation touched (the asked path and where it landed). */
+  private async recorded(result: MutationResult, paths: string[]): Promise<MutationResult> {
+    const { revision } = await this.link.record([...paths, result.path]);
+    return { ...result, revision };
+  }
+
+  /**
+   * A function adding `sha256` to a file's disk Stat when its recorded entry (or a verified read)
+   * has the same size and mtime, and that mtime is not racy; other files are left for a read.
+   */
+  private async knownHashes(liveStats: Promise<Stat[]>): Promise<(s: Stat) => Stat> {
+    const byPath = new Map<string, Stat>();
+    try {
+      for (const s of await liveStats) if (s.kind === "file") byPath.set(s.path, s);
+    } catch {
+      // Not recorded yet (a new directory): nothing is known below it.
+    }
+    const racyAfter = (await this.link.updatedAt()) - RACY_MS;
+    return (s) => {
+      if (s.kind !== "file" || s.sha256) return s;
+      const mtime = Math.floor(s.mtime);
+      const live = byPath.get(s.path);
+      const hash =
+        live?.sha256 && live.size === s.size && live.mtime === mtime && mtime < racyAfter
+          ? live.sha256
+          : this.link.verified.hash(this.workspace, s.path, s.size, mtime);
+      return hash ? { ...s, sha256: hash } : s;
+    };
+  }
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
