@@ -15,7 +15,7 @@ import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
-import { LocalDirVolume } from "../volume/local-dir-volume.js";
+import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import { AttachedVolume } from "./attached-volume.js";
 import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
 import {

@@ -5,7 +5,7 @@
 import type { Hash } from "../core/hash.js";
 import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
-import type { LocalDirVolume } from "../volume/local-dir-volume.js";
+import type { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import type { MutationResult, Stat, Volume, WriteOptions } from "../volume/volume.js";
 import { RACY_MS, type RecordResult, type VerifiedStats } from "./record.js";
 import type { WorkspaceVolume } from "./workspace-volume.js";
