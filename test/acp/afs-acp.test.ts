@@ -4,10 +4,13 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "../cli/run.js";
 
-const AGENT = ["--", process.execPath, "--import", "tsx", join(ROOT, "test/acp/fixture-agent.ts")];
+// tsx by absolute path: the agent runs in the project directory, where no node_modules is.
+const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+const AGENT = ["--", process.execPath, "--import", TSX, join(ROOT, "test/acp/fixture-agent.ts")];
 
 let c: Cli;
 let dir: string;
@@ -100,7 +103,7 @@ describe("afs acp", () => {
     expect(edit?.ok).toEqual({});
     expect(created?.ok).toEqual({});
     expect(refused(evil)).toEqual([-32602, "PERMISSION_DENIED"]);
-    expect(race?.ok).toEqual({ reads: 24, torn: 0 });
+    expect(race?.ok, JSON.stringify(race)).toEqual({ reads: 24, torn: 0 });
     expect(permission?.ok).toEqual({ outcome: { outcome: "selected", optionId: "allow" } });
     expect(tools?.ok?.tools).toEqual(expect.arrayContaining(["file_read", "file_write", "file_grep"]));
     expect(mcpRead?.ok).toMatchObject({ content: "alpha\nBETA\n" });

@@ -189,6 +189,16 @@ describe("ACP fs/read_text_file", () => {
     );
     expect([e.code, e.data?.code, e.data?.size, e.data?.limit]).toEqual([-32602, "QUOTA_EXCEEDED", 2048, 1024]);
     expect(e.message).toContain("AFS_MAX_TEXT_FILE_BYTES");
+    // The cap bounds one answer: a window of a file over it is served.
+    await writeFile(join(small.dir, "long.txt"), "line\n".repeat(1000));
+    expect(
+      await small.agent.request(acp.methods.client.fs.readTextFile, {
+        sessionId: small.session,
+        path: join(small.dir, "long.txt"),
+        line: 500,
+        limit: 2,
+      }),
+    ).toEqual({ content: "line\nline\n" });
   });
 });
 

@@ -77,7 +77,7 @@ async function run(ctx: acp.AgentContext, sessionId: string, step: Step): Promis
       await new Promise((done) => setTimeout(done, step.ms));
       return { slept: step.ms };
     case "race": {
-      const versions = Array.from({ length: step.writes }, (_, i) => `${String(i % 10).repeat(32 * 1024)}\n`);
+      const versions = Array.from({ length: step.writes }, (_, i) => `${String(i % 10).repeat(2000)}\n`);
       await ctx.request(acp.methods.client.fs.writeTextFile, {
         sessionId,
         path: step.path,

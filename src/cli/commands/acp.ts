@@ -5,6 +5,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { APPROVAL_MODES, type ApprovalRequest, Approvals, parseApprovalMode } from "../../access/approvals.js";
 import { resolveLimits } from "../../access/limits.js";
@@ -85,12 +86,18 @@ async function runAcp(afs: Afs, command: string[], flags: AcpFlags, workspace: s
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  // Whatever the agent is asked, its death ends the wait. The connection usually notices first (as
+  // "connection closed"): report why the agent went instead, when it says so within a second.
+  const raced = async <T>(p: Promise<T>): Promise<T> => {
+    try {
+      return await Promise.race([p, agent.failed]);
+    } catch (e) {
+      throw await Promise.race([agent.failed.catch((why: unknown) => why), sleep(1000).then(() => e)]);
+    }
+  };
   try {
-    await Promise.race([client.initialize(timeoutMs), agent.failed]);
-    const sessionId = await Promise.race([
-      client.newSession({ cwd: dir, mcpServers: [afsMcpServer(afs, session.workspace)] }),
-      agent.failed,
-    ]);
+    await raced(client.initialize(timeoutMs));
+    const sessionId = await raced(client.newSession({ cwd: dir, mcpServers: [afsMcpServer(afs, session.workspace)] }));
     note(`${client.agentName} on ${dir}, workspace ${session.workspace}, approvals: ${mode}`);
     const turn = async (n: number, prompt: string): Promise<string> => {
       // Edits made between turns (by a person) are their own checkpoint, so a turn's shows only the agent's work.
@@ -100,7 +107,7 @@ async function runAcp(afs: Afs, command: string[], flags: AcpFlags, workspace: s
       });
       if (before) note(`checkpoint ${before.name}: changes made in ${dir} before turn ${n}`);
       const base = (await afs.getWorkspace(session.workspace)).head;
-      const response = await Promise.race([client.prompt(sessionId, prompt), agent.failed]);
+      const response = await raced(client.prompt(sessionId, prompt));
       view.end();
       const cp = await session.checkpointTurn({
         name: await freeName(afs, session.workspace, `turn-${n}`),

@@ -82,9 +82,12 @@ export class AcpFiles {
     const text = await this.currentText(at, true);
     // A file that does not exist reads as empty: agents such as Gemini CLI read before they create.
     if (text === null) return { content: "" };
+    const whole = params.limit === undefined || params.limit === null;
     const lines = linesOf(text.startsWith("\uFEFF") ? text.slice(1) : text);
-    const end = params.limit === undefined || params.limit === null ? lines.length : start - 1 + params.limit;
-    return { content: lines.slice(start - 1, end).join("") };
+    const content = lines.slice(start - 1, whole ? lines.length : start - 1 + (params.limit as number)).join("");
+    // The cap bounds what one answer carries: a window of a large file is fine.
+    checkTextFile(this.options.limits, at.host, Buffer.byteLength(content));
+    return { content };
   }
 
   async writeTextFile(params: WriteParams): Promise<Record<string, never>> {
@@ -181,7 +184,6 @@ export class AcpFiles {
           )
         : e;
     }
-    if (strict) checkTextFile(this.options.limits, at.host, data.length);
     const text = decodeText(data);
     if (text === null && strict) {
       throw new AfsError(
