@@ -14,6 +14,7 @@ export const BENCHMARKS = [
   "query.ts",
   "retrieval-quality.ts",
   "mcp-latency.ts",
+  "acp-latency.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
