@@ -26,13 +26,20 @@ export function inShapeOf(old: string | null, content: string): string {
   return withShape(given.body, { bom: was.bom || given.bom, eol });
 }
 
-export async function writeText(volume: Volume, args: WriteTextArgs): Promise<MutationResult> {
+/**
+ * `known` is the file's content as the caller just read it (null: nothing there), saving the first
+ * read; the write still lands only over exactly that content, so a stale `known` costs a retry.
+ */
+export async function writeText(volume: Volume, args: WriteTextArgs, known?: Buffer | null): Promise<MutationResult> {
   const path = normalizePath(args.path);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const old = await volume.readFile(path).catch((e) => {
-      if (isAfsError(e) && e.code === "NOT_FOUND") return null;
-      throw e;
-    });
+    const old =
+      attempt === 0 && known !== undefined
+        ? known
+        : await volume.readFile(path).catch((e) => {
+            if (isAfsError(e) && e.code === "NOT_FOUND") return null;
+            throw e;
+          });
     const text = inShapeOf(old === null ? null : decodeText(old), args.content);
     try {
       // The write lands only over exactly what was read (or where nothing was), so a writer that

@@ -30,6 +30,8 @@ interface Harness {
   asked: ApprovalRequest[];
   bufferWrites: [string, string][];
   updates: acp.SessionNotification[];
+  /** The read the agent sent right after answering session/new. */
+  early: { result: Promise<{ content: string }> | null };
   /** What the agent's prompt handler does with its client context. */
   turn: { script: (ctx: acp.AgentContext, sessionId: string) => Promise<void> };
 }
@@ -62,6 +64,7 @@ async function harness(
     onBufferWrite: (path, text) => bufferWrites.push([path, text]),
   });
   const turn: Harness["turn"] = { script: async () => {} };
+  const early: Harness["early"] = { result: null };
   const streams = linkedStreams();
   const agentConnection = acp
     .agent({ name: "test-agent" })
@@ -71,7 +74,16 @@ async function harness(
       agentInfo: { name: "test-agent", version: "1.0" },
       _meta: { clientCapabilities: params.clientCapabilities },
     }))
-    .onRequest(acp.methods.agent.session.new, () => ({ sessionId: "s-1" }))
+    .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
+      // An agent may call the moment it has answered, before its answer is handled on the other side.
+      setImmediate(() => {
+        early.result = client.request(acp.methods.client.fs.readTextFile, {
+          sessionId: "s-1",
+          path: join(params.cwd, "early.txt"),
+        });
+      });
+      return { sessionId: "s-1" };
+    })
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
       await turn.script(client, params.sessionId);
       return { stopReason: "end_turn" };
@@ -102,6 +114,7 @@ async function harness(
     bufferWrites,
     updates,
     turn,
+    early,
   };
 }
 
@@ -137,6 +150,11 @@ describe("ACP fs/read_text_file", () => {
     expect(await read(join(h.dir, "bom.txt"), { line: 1, limit: 1 })).toEqual({ content: "first\n" });
     // Either spelling of a path inside the directory works; "." and ".." that stay inside resolve.
     expect(await read(`${h.dir}/sub/../crlf.txt`, { line: 4 })).toEqual({ content: "four" });
+  });
+
+  it("serves a request the agent sends right after answering session/new", async () => {
+    for (let i = 0; i < 100 && !h.early.result; i++) await new Promise((r) => setTimeout(r, 5));
+    await expect(h.early.result).resolves.toEqual({ content: "" });
   });
 
   it("answers empty content for a file that does not exist inside the directory", async () => {

@@ -71,14 +71,15 @@ export class AcpClient {
   }
 
   async newSession(options: SessionOptions, timeoutMs = 60_000): Promise<string> {
-    const request = this.connection.agent.request(acp.methods.agent.session.new, {
-      cwd: options.cwd,
-      mcpServers: options.mcpServers ?? [],
-      ...(options.additionalDirectories?.length ? { additionalDirectories: options.additionalDirectories } : {}),
-    });
-    const { sessionId } = await within(request, timeoutMs, "the agent did not answer session/new");
-    await this.options.files.addSession(sessionId, options.cwd, options.additionalDirectories);
-    return sessionId;
+    const create = async (): Promise<string> => {
+      const request = this.connection.agent.request(acp.methods.agent.session.new, {
+        cwd: options.cwd,
+        mcpServers: options.mcpServers ?? [],
+        ...(options.additionalDirectories?.length ? { additionalDirectories: options.additionalDirectories } : {}),
+      });
+      return (await within(request, timeoutMs, "the agent did not answer session/new")).sessionId;
+    };
+    return this.options.files.addSession(create, options.cwd, options.additionalDirectories);
   }
 
   /** One prompt turn; resolves after the agent's reply and every update it sent before it. */

@@ -53,6 +53,7 @@ export class AcpFiles {
   readonly buffers: EditorBuffers;
   readonly changes: ChangeTracker;
   private readonly sessions = new Map<string, Root[]>();
+  private readonly creating = new Set<Promise<string>>();
   /** session → tool calls in progress → the host paths they named. */
   private readonly toolCalls = new Map<string, Map<string, string[]>>();
   private readonly openVolume: VolumeOpener;
@@ -63,9 +64,27 @@ export class AcpFiles {
     this.openVolume = options.openVolume ?? ((dir) => LocalDirVolume.open(dir));
   }
 
-  /** Registers a session the agent created, with the directories it may use. */
-  async addSession(sessionId: string, cwd: string, additionalDirectories: readonly string[] = []): Promise<void> {
-    this.sessions.set(sessionId, await openRoots([cwd, ...additionalDirectories], this.openVolume));
+  /**
+   * Opens a session's directories, then runs `create` (session/new) and registers them under the id
+   * it answers. An fs request naming an id not known yet waits for sessions being created: an agent
+   * may call the moment it has answered, before that answer has been handled here.
+   */
+  async addSession(
+    create: () => Promise<string>,
+    cwd: string,
+    additionalDirectories: readonly string[] = [],
+  ): Promise<string> {
+    const roots = await openRoots([cwd, ...additionalDirectories], this.openVolume);
+    const created = create().then((id) => {
+      this.sessions.set(id, roots);
+      return id;
+    });
+    this.creating.add(created);
+    try {
+      return await created;
+    } finally {
+      this.creating.delete(created);
+    }
   }
 
   removeSession(sessionId: string): void {
@@ -74,26 +93,29 @@ export class AcpFiles {
   }
 
   async readTextFile(params: ReadParams): Promise<{ content: string }> {
-    const at = this.locate(params.sessionId, params.path);
+    const at = await this.locate(params.sessionId, params.path);
     const start = Math.max(1, params.line ?? 1);
     if (params.limit !== undefined && params.limit !== null && params.limit < 0) {
       throw new AfsError("INVALID_ARGUMENT", `limit must be 0 or more lines; got ${params.limit}`, { path: at.host });
     }
-    const text = await this.currentText(at, true);
+    const { text } = await this.current(at, true);
     // A file that does not exist reads as empty: agents such as Gemini CLI read before they create.
     if (text === null) return { content: "" };
-    const whole = params.limit === undefined || params.limit === null;
-    const lines = linesOf(text.startsWith("\uFEFF") ? text.slice(1) : text);
-    const content = lines.slice(start - 1, whole ? lines.length : start - 1 + (params.limit as number)).join("");
+    const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+    let content = body;
+    if (start > 1 || (params.limit !== undefined && params.limit !== null)) {
+      const lines = linesOf(body);
+      content = lines.slice(start - 1, params.limit == null ? lines.length : start - 1 + params.limit).join("");
+    }
     // The cap bounds what one answer carries: a window of a large file is fine.
     checkTextFile(this.options.limits, at.host, Buffer.byteLength(content));
     return { content };
   }
 
   async writeTextFile(params: WriteParams): Promise<Record<string, never>> {
-    const at = this.locate(params.sessionId, params.path);
+    const at = await this.locate(params.sessionId, params.path);
     checkWriteArgs(this.options.limits, { content: params.content });
-    const before = await this.currentText(at, false);
+    const { data, text: before } = await this.current(at, false);
     const buffered = this.buffers.get(at.host) !== undefined;
     const after = buffered ? params.content : inShapeOf(before, params.content);
     const decision = await this.options.approvals.decide({
@@ -112,7 +134,8 @@ export class AcpFiles {
     }
     let newHash = sha256(after);
     if (!(buffered && this.buffers.write(at.host, after))) {
-      newHash = (await writeText(at.root.volume, { path: at.path, content: params.content })).sha256 ?? newHash;
+      const written = await writeText(at.root.volume, { path: at.path, content: params.content }, data);
+      newHash = written.sha256 ?? newHash;
     }
     const toolCallId = this.toolCallFor(params.sessionId, at.host);
     this.changes.record(
@@ -121,7 +144,7 @@ export class AcpFiles {
         agent: this.options.agentName?.() ?? "agent",
         ...(toolCallId ? { toolCallId } : {}),
         path: at.host,
-        oldHash: before === null ? null : sha256(before),
+        oldHash: data === null ? null : sha256(data),
         newHash,
         target: buffered ? "buffer" : "disk",
       },
@@ -147,11 +170,15 @@ export class AcpFiles {
   /** The session's changed files, each with a unified diff from before its first write to now. */
   changedFiles(sessionId: string): Promise<ChangedFile[]> {
     const roots = this.sessions.get(sessionId) ?? [];
-    return this.changes.changedFiles(sessionId, (path) => this.currentText(locate(roots, path), false));
+    return this.changes.changedFiles(sessionId, async (path) => (await this.current(locate(roots, path), false)).text);
   }
 
-  private locate(sessionId: string, path: unknown): Located {
-    const roots = this.sessions.get(sessionId);
+  private async locate(sessionId: string, path: unknown): Promise<Located> {
+    let roots = this.sessions.get(sessionId);
+    if (!roots && this.creating.size > 0) {
+      await Promise.allSettled([...this.creating]);
+      roots = this.sessions.get(sessionId);
+    }
     if (!roots) {
       throw new AfsError(
         "INVALID_ARGUMENT",
@@ -164,25 +191,27 @@ export class AcpFiles {
     return locate(roots, path);
   }
 
-  /** The text an agent sees at a path (an open buffer first), or null when no file is there. */
-  private async currentText(at: Located, strict: boolean): Promise<string | null> {
+  /**
+   * What an agent sees at a path: an open buffer first, else the file's bytes and text (text null
+   * for a binary file). Both null when nothing is there. `strict` refuses what is not a text file.
+   */
+  private async current(at: Located, strict: boolean): Promise<{ data: Buffer | null; text: string | null }> {
     const buffered = this.buffers.get(at.host);
-    if (buffered !== undefined) return buffered;
+    if (buffered !== undefined) return { data: Buffer.from(buffered), text: buffered };
     let data: Buffer;
     try {
       data = await at.root.volume.readFile(at.path);
     } catch (e) {
-      if (isAfsError(e) && e.code === "NOT_FOUND") return null;
-      if (isAfsError(e) && e.code === "INVALID_ARGUMENT" && !strict) return null;
-      throw isAfsError(e) && e.code === "INVALID_ARGUMENT"
-        ? new AfsError(
-            "INVALID_ARGUMENT",
-            `${at.host} is a directory or not a regular file; only text files can be read`,
-            {
-              path: at.host,
-            },
-          )
-        : e;
+      if (isAfsError(e) && e.code === "NOT_FOUND") return { data: null, text: null };
+      if (!(isAfsError(e) && e.code === "INVALID_ARGUMENT")) throw e;
+      if (!strict) return { data: null, text: null };
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        `${at.host} is a directory or not a regular file; only text files can be read`,
+        {
+          path: at.host,
+        },
+      );
     }
     const text = decodeText(data);
     if (text === null && strict) {
@@ -194,7 +223,7 @@ export class AcpFiles {
         },
       );
     }
-    return text;
+    return { data, text };
   }
 
   private toolCallFor(sessionId: string, host: string): string | undefined {

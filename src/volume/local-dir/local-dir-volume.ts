@@ -155,6 +155,7 @@ export class LocalDirVolume implements Volume {
       const mode = before ? before.mode & 0o7777 : options.mode;
       const temp = await writeTemp(dirname(real), data, mode);
       let oldHash: Hash | null = null;
+      let placed = false;
       try {
         if (options.expectSha256 === null) {
           // link() fails if anything appeared at the name meanwhile, even from another process:
@@ -174,9 +175,11 @@ export class LocalDirVolume implements Volume {
           await fsp.rename(temp, real).catch((e) => {
             throw fsError(e, target);
           });
+          placed = true;
         }
       } finally {
-        await fsp.rm(temp, { force: true });
+        // A renamed temp file is gone already; a linked one (or one left by a failure) is not.
+        if (!placed) await fsp.rm(temp, { force: true });
       }
       const hash = sha256(data);
       const revision = this.record(options.op, target, oldHash, hash);
