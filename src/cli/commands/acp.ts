@@ -60,9 +60,9 @@ async function runAcp(afs: Afs, command: string[], flags: AcpFlags, workspace: s
   const note = (text: string): void => void process.stderr.write(`afs: ${text}\n`);
   const approvals = new Approvals(mode, {
     ...(mode === "ask" ? { ask: (request: ApprovalRequest) => askOnTerminal(rl, request) } : {}),
-    onDecision: (d) => {
-      if (d.by !== "policy" || !d.allowed) note(`${d.allowed ? "allowed" : "refused"} ${d.title} (${d.by})`);
-    },
+    // Every decision leaves a line: the audit trail of what the agent was let do.
+    onDecision: (d) =>
+      note(`${d.allowed ? "allowed" : "refused"} ${d.title} (${d.by === "policy" ? `--approve ${mode}` : d.by})`),
   });
   const files = new AcpFiles({
     limits: resolveLimits(),
