@@ -1,5 +1,5 @@
 // Temporary homes and directories for tests, removed afterwards.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Afs } from "../../src/workspace/afs.js";
@@ -19,6 +19,22 @@ export async function tempAfs(): Promise<{ afs: Afs; home: string; cleanup: () =
     cleanup: async () => {
       await afs.close();
       await cleanup();
+    },
+  };
+}
+
+/** An Afs in a fresh home plus an empty project directory named `name` (to attach), removed afterwards. */
+export async function tempProject(name: string): Promise<{ afs: Afs; dir: string; cleanup: () => Promise<void> }> {
+  const a = await tempAfs();
+  const d = await tempDir("afs-attached-");
+  const dir = join(d.dir, name);
+  await mkdir(dir);
+  return {
+    afs: a.afs,
+    dir,
+    cleanup: async () => {
+      await a.cleanup();
+      await d.cleanup();
     },
   };
 }

@@ -10,22 +10,15 @@ import { grep } from "../../src/ops/grep.js";
 import type { LiteralQuery } from "../../src/search/text-index.js";
 import type { Afs } from "../../src/workspace/afs.js";
 import { AttachedSession } from "../../src/workspace/attached-session.js";
-import { tempAfs, tempDir } from "../helpers/tmp.js";
+import { tempProject } from "../helpers/tmp.js";
 
 let afs: Afs;
 let dir: string;
-let cleanups: (() => Promise<void>)[];
+let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  const a = await tempAfs();
-  const d = await tempDir("afs-attached-");
-  afs = a.afs;
-  dir = join(d.dir, "proj");
-  await mkdir(dir);
-  cleanups = [a.cleanup, d.cleanup];
+  ({ afs, dir, cleanup } = await tempProject("proj"));
 });
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
+afterEach(() => cleanup());
 
 async function put(rel: string, content: string): Promise<void> {
   await mkdir(join(dir, rel, ".."), { recursive: true });

@@ -4,22 +4,15 @@ import { chmod, mkdir, rename, rm, symlink, utimes, writeFile } from "node:fs/pr
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Afs } from "../../src/workspace/afs.js";
-import { tempAfs, tempDir } from "../helpers/tmp.js";
+import { tempProject } from "../helpers/tmp.js";
 
 let afs: Afs;
 let dir: string;
-let cleanups: (() => Promise<void>)[];
+let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  const a = await tempAfs();
-  const d = await tempDir("afs-attached-");
-  afs = a.afs;
-  dir = join(d.dir, "My Project");
-  await mkdir(dir);
-  cleanups = [a.cleanup, d.cleanup];
+  ({ afs, dir, cleanup } = await tempProject("My Project"));
 });
-afterEach(async () => {
-  for (const c of cleanups) await c();
-});
+afterEach(() => cleanup());
 
 const OLD = new Date("2020-01-02T03:04:05Z");
 /** Writes a file with an old mtime, so the racy-clean guard does not force a read. */
