@@ -225,4 +225,50 @@ describe("afs acp", () => {
     expect(running()).toEqual([]);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
+
+  it("on a terminal: a prompt loop that shows each write's diff and asks before it lands", async () => {
+    // `script` (util-linux) runs afs acp on a pseudo-terminal, as a person would.
+    const steps = [
+      { op: "write", path: p("asked-yes.txt"), content: "approved\n" },
+      { op: "write", path: p("asked-no.txt"), content: "refused\n" },
+    ];
+    const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+    const command = [process.execPath, MAIN, "acp", "--dir", dir, ...AGENT].map(quote).join(" ");
+    const child = spawn("script", ["-qfec", command, "/dev/null"], { env: c.env, stdio: ["pipe", "pipe", "pipe"] });
+    let screen = "";
+    const waitFor = (text: string, from: number) =>
+      new Promise<number>((resolve, reject) => {
+        const check = () => {
+          const at = screen.indexOf(text, from);
+          if (at >= 0) {
+            child.stdout.off("data", onData);
+            resolve(at + text.length);
+          }
+        };
+        const onData = (d: Buffer) => {
+          screen += d.toString();
+          check();
+        };
+        child.stdout.on("data", onData);
+        child.once("exit", () => reject(new Error(`afs acp exited; screen:\n${screen}`)));
+        check();
+      });
+    let at = await waitFor("> ", 0);
+    child.stdin.write(`${JSON.stringify(steps)}\r`);
+    at = await waitFor("[y/N]", at);
+    expect(screen.slice(0, at)).toContain("+approved");
+    child.stdin.write("y\r");
+    at = await waitFor("[y/N]", at);
+    expect(screen.slice(0, at)).toContain("+refused");
+    child.stdin.write("n\r");
+    at = await waitFor("checkpoint turn-", at);
+    await waitFor("> ", at);
+    child.stdin.write("\x04"); // Ctrl-D ends the loop
+    const status = await new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    expect(status, screen).toBe(0);
+    expect(readFileSync(p("asked-yes.txt"), "utf8")).toBe("approved\n");
+    expect(() => readFileSync(p("asked-no.txt"))).toThrow();
+    expect(screen).toContain("allowed write");
+    expect(screen).toContain("refused write");
+  });
 });

@@ -33,8 +33,7 @@ function renderDiff(d: DiffResult, stat: boolean): string[] {
   });
   lines.push(`${d.base}..${d.target}: ${added} added, ${modified} modified, ${deleted} deleted, ${renamed} renamed`);
   if (stat) return lines;
-  // The patch's "=====" banner line adds nothing on a terminal; start at "--- a/…" like git.
-  for (const c of d.changes) if (c.patch) lines.push("", c.patch.replace(/^=+\n/, "").trimEnd());
+  for (const c of d.changes) if (c.patch) lines.push("", c.patch.trimEnd());
   return lines;
 }
 
