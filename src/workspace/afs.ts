@@ -324,7 +324,7 @@ export class Afs {
       if (!options.adopt) {
         throw new AfsError(
           "ALREADY_EXISTS",
-          `workspace ${name} already exists and is not attached to a directory; choose another workspace name for ${real}, or adopt it explicitly (its live state becomes the directory)`,
+          `workspace ${name} already exists and is not attached to a directory; choose another workspace name for ${real}, or adopt it (afs acp --adopt; its live state becomes the directory)`,
           { workspace: name, dir: real },
         );
       }

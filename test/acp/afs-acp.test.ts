@@ -196,6 +196,22 @@ describe("afs acp", () => {
     expect(left).toEqual([]);
   });
 
+  it("uses an existing workspace only when asked to adopt it", () => {
+    c.ok(["ws", "create", "existing"]);
+    const other = c.tmp("other");
+    mkdirSync(other);
+    writeFileSync(join(other, "x.txt"), "x\n");
+    const steps = JSON.stringify([{ op: "read", path: join(other, "x.txt") }]);
+    const turn = (...extra: string[]) =>
+      c.run(["acp", "--dir", other, "-w", "existing", ...extra, "--approve", "allow", "--prompt", steps, ...AGENT]);
+    const refused = turn();
+    expect(refused.status).toBe(4);
+    expect(refused.stderr).toContain("--adopt");
+    const adopted = turn("--adopt");
+    expect(adopted.status, adopted.stderr).toBe(0);
+    expect(c.ok(["fs", "cat", "/x.txt", "-w", "existing"])).toBe("x\n");
+  });
+
   it("on Ctrl-C ends the agent and the MCP server it started, within seconds", async () => {
     const steps = [{ op: "mcp" }, { op: "sleep", ms: 60_000 }];
     const child = spawn(

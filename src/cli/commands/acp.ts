@@ -25,6 +25,7 @@ interface AcpFlags {
   approve: string;
   prompt?: string;
   initTimeout: string;
+  adopt?: boolean;
 }
 
 export function registerAcp(program: Command): void {
@@ -35,6 +36,7 @@ export function registerAcp(program: Command): void {
     .option("--approve <mode>", `writes and permission requests: ${APPROVAL_MODES.join(", ")}`, "ask")
     .option("--prompt <text>", "run one turn with this prompt, then exit (status 0 when it ended normally)")
     .option("--init-timeout <seconds>", "how long the agent may take to answer initialize", "30")
+    .option("--adopt", "with -w: take an existing workspace that is not attached yet (its live state becomes DIR's)")
     .action((agent: string[], flags: AcpFlags, cmd: Command) =>
       withAfs(cmd, (afs) => runAcp(afs, agent, flags, globals(cmd).workspace)),
     );
@@ -55,7 +57,10 @@ async function runAcp(afs: Afs, command: string[], flags: AcpFlags, workspace: s
   if (!(timeoutMs > 0))
     throw new AfsError("INVALID_ARGUMENT", `--init-timeout must be a number of seconds; got ${flags.initTimeout}`);
 
-  const session = await AttachedSession.open(afs, dir, workspace === undefined ? {} : { workspace });
+  const session = await AttachedSession.open(afs, dir, {
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(flags.adopt ? { adopt: true } : {}),
+  });
   const rl = terminal ? createInterface({ input: process.stdin, output: process.stderr }) : null;
   const note = (text: string): void => void process.stderr.write(`afs: ${text}\n`);
   const approvals = new Approvals(mode, {
