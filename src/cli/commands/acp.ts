@@ -1,32 +1,10 @@
 // `afs acp [--dir DIR] [--workspace NAME] [--approve MODE] [--prompt TEXT] -- AGENT CMD…`: runs an
-// ACP agent on DIR with afs as its client. DIR stays the one source of truth: the agent's writes
-// land there, and the workspace attached to DIR records it at the start and end of every turn, so
-// each turn that changed files ends in a checkpoint, whichever way the agent made its changes.
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
-import { createInterface, type Interface } from "node:readline/promises";
-import { setTimeout as sleep } from "node:timers/promises";
+// ACP agent on DIR with afs as its client, every turn checkpointed (the run itself: ../acp-run.ts,
+// loaded only when the command runs, so other commands do not pay for the ACP SDK).
 import type { Command } from "commander";
-import { APPROVAL_MODES, type ApprovalRequest, Approvals, parseApprovalMode } from "../../access/approvals.js";
-import { resolveLimits } from "../../access/limits.js";
-import { AfsError } from "../../core/errors.js";
-import { AcpClient } from "../../protocols/acp/client.js";
-import { AcpFiles } from "../../protocols/acp/files.js";
-import { LocalDirVolume } from "../../volume/local-dir/local-dir-volume.js";
-import type { Afs } from "../../workspace/afs.js";
-import { AttachedSession } from "../../workspace/attached-session.js";
-import { TurnView } from "../acp-view.js";
-import { startAgent } from "../agent-process.js";
+import { APPROVAL_MODES } from "../../access/approvals.js";
 import { globals, withAfs, workspaceOption } from "../context.js";
 import { leaf } from "./leaf.js";
-
-interface AcpFlags {
-  dir?: string;
-  approve: string;
-  prompt?: string;
-  initTimeout: string;
-  adopt?: boolean;
-}
 
 export function registerAcp(program: Command): void {
   workspaceOption(leaf(program, "acp", "run an ACP agent on a directory, every turn checkpointed", false))
@@ -37,143 +15,7 @@ export function registerAcp(program: Command): void {
     .option("--prompt <text>", "run one turn with this prompt, then exit (status 0 when it ended normally)")
     .option("--init-timeout <seconds>", "how long the agent may take to answer initialize", "30")
     .option("--adopt", "with -w: take an existing workspace that is not attached yet (its live state becomes DIR's)")
-    .action((agent: string[], flags: AcpFlags, cmd: Command) =>
-      withAfs(cmd, (afs) => runAcp(afs, agent, flags, globals(cmd).workspace)),
+    .action((agent: string[], flags, cmd: Command) =>
+      withAfs(cmd, async (afs) => (await import("../acp-run.js")).runAcp(afs, agent, flags, globals(cmd).workspace)),
     );
-}
-
-async function runAcp(afs: Afs, command: string[], flags: AcpFlags, workspace: string | undefined): Promise<void> {
-  const dir = resolve(flags.dir ?? process.cwd());
-  const st = await stat(dir).catch(() => null);
-  if (!st?.isDirectory()) {
-    throw new AfsError("NOT_FOUND", `${dir} is not a directory; pass --dir with an existing project directory`);
-  }
-  const mode = parseApprovalMode(flags.approve);
-  const terminal = process.stdin.isTTY === true;
-  if (mode === "ask" && !terminal && flags.prompt === undefined) {
-    throw new AfsError("INVALID_ARGUMENT", "--approve ask needs a terminal; pass --approve allow or deny");
-  }
-  const timeoutMs = Number(flags.initTimeout) * 1000;
-  if (!(timeoutMs > 0))
-    throw new AfsError("INVALID_ARGUMENT", `--init-timeout must be a number of seconds; got ${flags.initTimeout}`);
-
-  const session = await AttachedSession.open(afs, dir, {
-    ...(workspace === undefined ? {} : { workspace }),
-    ...(flags.adopt ? { adopt: true } : {}),
-  });
-  const rl = terminal ? createInterface({ input: process.stdin, output: process.stderr }) : null;
-  const note = (text: string): void => void process.stderr.write(`afs: ${text}\n`);
-  const approvals = new Approvals(mode, {
-    ...(mode === "ask" ? { ask: (request: ApprovalRequest) => askOnTerminal(rl, request) } : {}),
-    // Every decision leaves a line: the audit trail of what the agent was let do.
-    onDecision: (d) =>
-      note(`${d.allowed ? "allowed" : "refused"} ${d.title} (${d.by === "policy" ? `--approve ${mode}` : d.by})`),
-  });
-  const files = new AcpFiles({
-    limits: resolveLimits(),
-    approvals,
-    agentName: () => client.agentName,
-    // The project directory is served by the attached workspace's volume (its recorded hashes let
-    // search reuse the index); any other directory the agent is given is confined on its own.
-    openVolume: async (root) => (root === dir ? afs.volume(session.workspace) : LocalDirVolume.open(root)),
-  });
-  const view = new TurnView();
-  const agent = startAgent(command, dir);
-  const client = AcpClient.connect(agent.stream, { files, approvals, onUpdate: (n) => view.update(n) });
-  const stopAll = async (): Promise<void> => {
-    rl?.close();
-    client.close();
-    await agent.stop();
-    await session.close();
-  };
-  const onSignal = (): void => {
-    void stopAll().then(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  // Whatever the agent is asked, its death ends the wait. The connection usually notices first (as
-  // "connection closed"): report why the agent went instead, when it says so within a second.
-  const raced = async <T>(p: Promise<T>): Promise<T> => {
-    try {
-      return await Promise.race([p, agent.failed]);
-    } catch (e) {
-      throw await Promise.race([agent.failed.catch((why: unknown) => why), sleep(1000).then(() => e)]);
-    }
-  };
-  try {
-    await raced(client.initialize(timeoutMs));
-    const sessionId = await raced(client.newSession({ cwd: dir, mcpServers: [afsMcpServer(afs, session.workspace)] }));
-    note(`${client.agentName} on ${dir}, workspace ${session.workspace}, approvals: ${mode}`);
-    const turn = async (n: number, prompt: string): Promise<string> => {
-      // Edits made between turns (by a person) are their own checkpoint, so a turn's shows only the agent's work.
-      const before = await session.checkpointTurn({
-        name: await freeName(afs, session.workspace, `edits-${n}`),
-        description: `changes before turn ${n}`,
-      });
-      if (before) note(`checkpoint ${before.name}: changes made in ${dir} before turn ${n}`);
-      const base = (await afs.getWorkspace(session.workspace)).head;
-      const response = await raced(client.prompt(sessionId, prompt));
-      view.end();
-      const cp = await session.checkpointTurn({
-        name: await freeName(afs, session.workspace, `turn-${n}`),
-        description: `turn ${n}: ${prompt.length > 120 ? `${prompt.slice(0, 117)}...` : prompt}`,
-      });
-      note(
-        cp
-          ? `turn ${n} ended (${response.stopReason}); checkpoint ${cp.name}: afs cp diff ${base} ${cp.name} -w ${session.workspace}`
-          : `turn ${n} ended (${response.stopReason}); no files changed`,
-      );
-      return response.stopReason;
-    };
-    if (flags.prompt !== undefined) {
-      const stopReason = await turn(await nextTurn(afs, session.workspace), flags.prompt);
-      if (stopReason !== "end_turn") throw new AfsError("IO_ERROR", `the turn ended with ${stopReason}`);
-      return;
-    }
-    if (!rl) throw new AfsError("INVALID_ARGUMENT", "stdin is not a terminal; pass --prompt TEXT for one turn");
-    for (;;) {
-      const prompt = (await rl.question("> ").catch(() => null))?.trim();
-      if (prompt === undefined || prompt === null) return;
-      if (prompt === "") continue;
-      await turn(await nextTurn(afs, session.workspace), prompt);
-    }
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    await stopAll();
-  }
-}
-
-/** The afs MCP server the agent is handed: the attached workspace, through this same afs. */
-function afsMcpServer(afs: Afs, workspace: string) {
-  const main = process.argv[1] ?? "afs";
-  return {
-    name: "afs",
-    command: process.execPath,
-    args: [main, "mcp", "--workspace", workspace, "--home", afs.home, "--store", afs.store.url],
-    env: [],
-  };
-}
-
-async function askOnTerminal(rl: Interface | null, request: ApprovalRequest): Promise<boolean> {
-  if (!rl) return false;
-  if (request.diff) process.stderr.write(`${request.diff.trimEnd()}\n`);
-  const answer = await rl.question(`afs: allow ${request.title}? [y/N] `).catch(() => "");
-  return /^y(es)?$/i.test(answer.trim());
-}
-
-/** The number of the next turn in this workspace: one past the highest turn-N checkpoint. */
-async function nextTurn(afs: Afs, workspace: string): Promise<number> {
-  let highest = 0;
-  for (const cp of await afs.listCheckpoints(workspace)) {
-    const n = /^turn-(\d+)$/.exec(cp.name)?.[1];
-    if (n) highest = Math.max(highest, Number(n));
-  }
-  return highest + 1;
-}
-
-async function freeName(afs: Afs, workspace: string, name: string): Promise<string> {
-  const taken = new Set((await afs.listCheckpoints(workspace)).map((c) => c.name));
-  if (!taken.has(name)) return name;
-  for (let i = 2; ; i++) if (!taken.has(`${name}-${i}`)) return `${name}-${i}`;
 }
