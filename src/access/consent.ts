@@ -102,12 +102,8 @@ export function policyFileConsent(file: string, options: { pollMs?: number } = {
   let cached: { mtimeMs: number; entries: ApprovedPath[] } | null = null;
   const listeners = new Set<() => void>();
   const load = async (): Promise<ApprovedPath[]> => {
-    let mtimeMs = -1;
-    try {
-      mtimeMs = statSync(file).mtimeMs;
-    } catch {
-      return []; // a deleted policy file allows nothing
-    }
+    const mtimeMs = mtime();
+    if (mtimeMs === -1) return []; // a deleted policy file allows nothing
     if (cached?.mtimeMs === mtimeMs) return cached.entries;
     let entries: ApprovedPath[] = [];
     try {
@@ -118,13 +114,17 @@ export function policyFileConsent(file: string, options: { pollMs?: number } = {
     cached = { mtimeMs, entries };
     return entries;
   };
-  let lastSeen = -2;
-  const timer = setInterval(() => {
-    let m = -1;
+  const mtime = (): number => {
     try {
-      m = statSync(file).mtimeMs;
-    } catch {}
-    if (lastSeen !== -2 && m !== lastSeen) for (const l of listeners) l();
+      return statSync(file).mtimeMs;
+    } catch {
+      return -1;
+    }
+  };
+  let lastSeen = mtime();
+  const timer = setInterval(() => {
+    const m = mtime();
+    if (m !== lastSeen) for (const l of listeners) l();
     lastSeen = m;
   }, options.pollMs ?? 200);
   timer.unref();
