@@ -6,7 +6,6 @@ import { type Hash, sha256 } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
 import { chunkRecords, embedText } from "./chunk-records.js";
 import { type ChunkStrategy, chunkFile, MAX_FILE_BYTES } from "./chunks.js";
-import { closeEmbeddingProviders } from "./embeddings/open.js";
 import { dot, type EmbeddingProvider } from "./embeddings/provider.js";
 import type {
   ChunkRef,
@@ -253,7 +252,8 @@ export class ChunkIndex implements QueryIndex {
 
   /** Frees embedding models this index opened (an ONNX session); they reopen when next needed. */
   async close(): Promise<void> {
-    if (this.usedProvider) await closeEmbeddingProviders();
+    // Loaded only when a provider was used: the providers' modules are costly to import at start-up.
+    if (this.usedProvider) await (await import("./embeddings/open.js")).closeEmbeddingProviders();
     this.usedProvider = false;
   }
 

@@ -1,6 +1,5 @@
 // The embedding provider semantic search uses, from the AFS_EMBED_* settings (or OPENAI_API_KEY).
 import { isAfsError } from "../core/errors.js";
-import { openEmbeddingProvider } from "./embeddings/open.js";
 import type { Embedder } from "./query-index.js";
 
 /**
@@ -9,7 +8,8 @@ import type { Embedder } from "./query-index.js";
  */
 export async function embedderFromEnv(): Promise<Embedder> {
   try {
-    const setup = await openEmbeddingProvider();
+    // Imported here, not at the top: every afs process loads this module, few embed anything.
+    const setup = await (await import("./embeddings/open.js")).openEmbeddingProvider();
     return setup.provider ? { provider: setup.provider } : { provider: null, message: setup.unavailable };
   } catch (e) {
     if (isAfsError(e)) return { provider: null, message: e.message };
