@@ -34,7 +34,14 @@ export const consentParams = z.object({
   message: z.string(),
   requestedPaths: z.array(z.string()).min(1),
 });
-export const consentResult = z.object({ granted: z.boolean(), approvedPaths: z.array(z.string()) });
+export const consentResult = z.object({
+  granted: z.boolean(),
+  approvedPaths: z.array(z.string()),
+  /** The grant's id (afs extension), as the audit log names it. */
+  consentId: z.string().optional(),
+  /** Why less (or nothing) was granted, and how to allow it (afs extension). */
+  message: z.string().optional(),
+});
 
 export const readParams = z.object({
   path: z.string(),
@@ -145,3 +152,26 @@ export const BROKER_ERROR_FOR: Readonly<Record<ErrorCode, BrokerErrorName>> = {
   IO_ERROR: "IO_ERROR",
   INTERNAL: "IO_ERROR",
 };
+
+/** Every method a server may call on the broker, with its params schema. */
+export const REQUEST_PARAMS = {
+  [METHODS.rootsList]: z.object({}).passthrough(),
+  [METHODS.consent]: consentParams,
+  [METHODS.read]: readParams,
+  [METHODS.write]: writeParams,
+  [METHODS.list]: listParams,
+  [METHODS.create]: createParams,
+  [METHODS.delete]: deleteParams,
+  [METHODS.rename]: renameParams,
+  [METHODS.watch]: watchParams,
+  [METHODS.unwatch]: unwatchParams,
+} as const;
+export type BrokerMethod = keyof typeof REQUEST_PARAMS;
+
+/**
+ * The request schema an SDK Client registers a handler with: the literal method, params kept as
+ * an object and checked by the host against REQUEST_PARAMS, so malformed params come back as the
+ * broker's -32602 with data.code rather than the SDK's generic error.
+ */
+export const requestSchema = <M extends BrokerMethod>(method: M) =>
+  z.object({ method: z.literal(method), params: z.record(z.string(), z.unknown()).optional() });

@@ -1,0 +1,103 @@
+// The broker's roots: a local directory (served by LocalDirVolume) or an afs workspace, each with
+// the name roots/list gives it, its URI, and whether it is read-only. Parses the "DIR[:ro]" and
+// "afs:NAME[:ro]" spellings the command line and the library share.
+import { realpath } from "node:fs/promises";
+import { basename, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { AfsError } from "../../core/errors.js";
+import { Confinement } from "../../volume/local-dir/confinement.js";
+import { LocalDirVolume } from "../../volume/local-dir/local-dir-volume.js";
+import type { Volume } from "../../volume/volume.js";
+import type { Afs } from "../../workspace/afs.js";
+
+export interface RootSpec {
+  /** The name roots/list gives it and root-relative paths start with; default the directory's or workspace's name. */
+  name?: string;
+  dir?: string;
+  workspace?: string;
+  readOnly?: boolean;
+}
+
+export interface BrokerRoot {
+  name: string;
+  /** file:// for a directory (or a workspace attached to one); afs://workspace/NAME otherwise. */
+  uri: string;
+  readOnly: boolean;
+  volume: Volume;
+  /** The host directory behind the root (as given, and its real path), when there is one. */
+  dir: string | null;
+  real: string | null;
+  /** Where symlinks really land, for roots with a host directory. */
+  confinement: Confinement | null;
+  workspace: string | null;
+}
+
+/** "DIR", "DIR:ro", "afs:NAME", "afs:NAME:ro". */
+export function parseRootSpec(text: string): RootSpec {
+  let rest = text;
+  let readOnly = false;
+  if (rest.endsWith(":ro")) {
+    readOnly = true;
+    rest = rest.slice(0, -3);
+  } else if (rest.endsWith(":rw")) rest = rest.slice(0, -3);
+  if (rest === "")
+    throw new AfsError("INVALID_ARGUMENT", `root ${JSON.stringify(text)} names nothing; use DIR[:ro] or afs:NAME[:ro]`);
+  if (rest.startsWith("afs:")) return { workspace: rest.slice(4), readOnly };
+  return { dir: rest, readOnly };
+}
+
+const NAME = /^[^/\\\0]+$/;
+
+export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: ReadonlySet<string>): Promise<BrokerRoot> {
+  const readOnly = spec.readOnly === true;
+  if ((spec.dir === undefined) === (spec.workspace === undefined)) {
+    throw new AfsError(
+      "INVALID_ARGUMENT",
+      "a root is either a directory (dir) or a workspace (workspace), not both or neither",
+    );
+  }
+  let root: Omit<BrokerRoot, "name">;
+  let base: string;
+  if (spec.dir !== undefined) {
+    const dir = resolve(spec.dir);
+    const real = await realpath(dir).catch(() => {
+      throw new AfsError("NOT_FOUND", `root directory ${dir} does not exist`, { dir });
+    });
+    const volume = await LocalDirVolume.open(dir, { actor: "broker" });
+    root = {
+      uri: pathToFileURL(dir).href,
+      readOnly,
+      volume,
+      dir,
+      real,
+      confinement: new Confinement(dir),
+      workspace: null,
+    };
+    base = basename(dir) || "root";
+  } else {
+    const ws = spec.workspace as string;
+    if (!afs) throw new AfsError("INVALID_ARGUMENT", `root afs:${ws} needs an afs home; open the broker with one`);
+    const volume = await afs.volume(ws, "broker");
+    const attached = await afs.attachedDirectory(ws);
+    const real = attached ? await realpath(attached) : null;
+    root = {
+      uri: attached ? pathToFileURL(attached).href : `afs://workspace/${encodeURIComponent(ws)}`,
+      readOnly,
+      volume,
+      dir: attached,
+      real,
+      confinement: attached ? new Confinement(attached) : null,
+      workspace: ws,
+    };
+    base = ws;
+  }
+  let name = spec.name ?? base;
+  if (!NAME.test(name) || name === "." || name === "..") {
+    throw new AfsError("INVALID_ARGUMENT", `root name ${JSON.stringify(name)} must be one path segment`);
+  }
+  if (spec.name !== undefined && taken.has(name)) {
+    throw new AfsError("ALREADY_EXISTS", `a root named ${name} already exists; choose another name`);
+  }
+  for (let i = 2; taken.has(name); i++) name = `${base}-${i}`;
+  return { ...root, name };
+}
