@@ -56,7 +56,7 @@ export async function main(ops = 2000): Promise<void> {
     });
     client = new Client({ name: "afs-bench-host", version: "1.0.0" });
     await client.connect(transport);
-    await call(client, "run", { steps: [{ op: "consent", message: "benchmark", paths: ["root"] }] });
+    await call(client, "run", { steps: [{ op: "consent", message: "benchmark", paths: ["."] }] });
 
     const samples: Record<`${Op} ${Via}`, number[]> = {
       "read broker": [],
@@ -64,7 +64,8 @@ export async function main(ops = 2000): Promise<void> {
       "write broker": [],
       "write disk": [],
     };
-    const dirOf = (via: Via) => (via === "broker" ? "root" : disk);
+    // One root: brokered paths are relative to it.
+    const dirOf = (via: Via) => (via === "broker" ? "" : disk);
     for (const op of ["read", "write"] as const) {
       for (const via of ["broker", "disk"] as const) {
         await call(client, "bench", { via, op, n: WARMUP, size: SIZE, dir: dirOf(via) });
@@ -79,7 +80,7 @@ export async function main(ops = 2000): Promise<void> {
     }
 
     const start = process.hrtime.bigint();
-    const [r] = (await call(client, "run", { steps: [{ op: "sha", path: "root/big.bin" }] })) as Array<{
+    const [r] = (await call(client, "run", { steps: [{ op: "sha", path: "big.bin" }] })) as Array<{
       ok?: { sha256: string; chunks: number };
     }>;
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;

@@ -104,7 +104,7 @@ interface BenchArgs {
   op: "read" | "write";
   n: number;
   size: number;
-  /** broker: the root's path prefix for the files; disk: the directory itself. */
+  /** broker: the path prefix inside the roots ("" with a single root); disk: the directory itself. */
   dir: string;
 }
 
@@ -113,7 +113,7 @@ async function bench(extra: Extra, a: BenchArgs): Promise<{ ms: number[] }> {
   const content = "x".repeat(a.size);
   const ms: number[] = [];
   for (let i = 0; i < a.n; i++) {
-    const path = a.via === "broker" ? `${a.dir}/b${i % 100}.txt` : join(a.dir, `b${i % 100}.txt`);
+    const path = a.via === "broker" ? `${a.dir ? `${a.dir}/` : ""}b${i % 100}.txt` : join(a.dir, `b${i % 100}.txt`);
     const start = process.hrtime.bigint();
     if (files) {
       if (a.op === "read") await files.read(path);

@@ -115,6 +115,8 @@ const alive = (pid: number): boolean => {
   }
 };
 const consentAll = { op: "consent", message: "the test's work", paths: ["proj"] };
+/** Two roots, so paths name their root first ("proj/a.txt"); with one root they are relative to it. */
+const ROOTS = (): string[] => ["--root", proj, "--root", `${docs}:ro`];
 
 describe("afs broker", () => {
   it("forwards plain MCP both ways and declares brokering to the server", async () => {
@@ -183,7 +185,7 @@ describe("afs broker", () => {
   });
 
   it("refuses under --consent deny and narrows to a policy file's paths", async () => {
-    const denied = await host(["--root", proj, "--consent", "deny"]);
+    const denied = await host([...ROOTS(), "--consent", "deny"]);
     try {
       const r = await run(denied, [consentAll, { op: "read", path: "proj/a.txt" }]);
       expect(r[0]?.ok).toMatchObject({ granted: false, approvedPaths: [] });
@@ -193,15 +195,15 @@ describe("afs broker", () => {
     }
     const policy = join(base, "policy.json");
     writeFileSync(policy, JSON.stringify({ paths: [{ path: join(proj, "dir"), mode: "read" }] }));
-    const narrowed = await host(["--root", proj, "--consent", policy]);
+    const narrowed = await host([...ROOTS(), "--consent", policy]);
     try {
       const r = await run(narrowed, [
-        consentAll,
+        { ...consentAll, paths: ["proj/dir", "proj/a.txt"] },
         { op: "read", path: "proj/dir/moved.txt" },
         { op: "read", path: "proj/a.txt" },
         { op: "write", path: "proj/dir/moved.txt", content: "no\n" },
       ]);
-      expect(r[0]?.ok).toMatchObject({ approvedPaths: ["proj/dir"] });
+      expect(r[0]?.ok, JSON.stringify(r[0])).toMatchObject({ approvedPaths: ["proj/dir"] });
       expect(r[1]?.ok).toMatchObject({ content: "fresh\n" });
       expect(r[2]?.error?.code).toBe("PERMISSION_DENIED");
       expect(r[3]?.error?.code).toBe("PERMISSION_DENIED");
@@ -234,7 +236,7 @@ describe("afs broker", () => {
 
   it("round-trips 50 MiB of binary in 1 MiB chunks, watches, and audits without content", async () => {
     const audit = join(base, "audit.jsonl");
-    const h = await host(["--root", proj, "--consent", "allow", "--audit", audit]);
+    const h = await host([...ROOTS(), "--consent", "allow", "--audit", audit]);
     try {
       const big = randomBytes(50 * 1024 * 1024);
       writeFileSync(join(proj, "big.bin"), big);
@@ -244,7 +246,7 @@ describe("afs broker", () => {
         { op: "copy", from: "proj/big.bin", to: "proj/copy.bin" },
         { op: "write", path: "proj/marker.txt", content: "CONTENT-MARKER-7f1c" },
       ]);
-      expect(r[1]?.ok).toMatchObject({ sha256: sha(big), chunks: 50, bytes: big.length });
+      expect(r[1]?.ok, JSON.stringify(r[1])).toMatchObject({ sha256: sha(big), chunks: 50, bytes: big.length });
       expect(r[2]?.ok).toMatchObject({ done: true, size: big.length });
       expect(sha(readFileSync(join(proj, "copy.bin")))).toBe(sha(big));
 

@@ -10,6 +10,7 @@ import { BROKER_CAPABILITIES, METHODS } from "./wire.js";
 export interface BrokerHandler {
   handle(server: string, method: string, params: unknown, signal?: AbortSignal): Promise<Record<string, unknown>>;
   onNotification(cb: (server: string, method: string, params: Record<string, unknown>) => void): void;
+  onRootsChanged(cb: () => void): void;
 }
 
 export interface BrokerProxyOptions {
@@ -56,6 +57,9 @@ export class BrokerProxy {
     options.host.onNotification((server, method, params) => {
       if (server !== this.server || !this.ready) return;
       options.serverSide.send({ jsonrpc: "2.0", method, params });
+    });
+    options.host.onRootsChanged(() => {
+      if (this.ready) options.serverSide.send({ jsonrpc: "2.0", method: METHODS.rootsListChanged });
     });
   }
 
