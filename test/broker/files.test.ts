@@ -36,7 +36,14 @@ const KINDS: Kind[] = [
         rename: (a, b) => rename(at(a), at(b)),
         remove: (p) => rm(at(p)),
       };
-      return { host, disk, cleanup: async () => (await host.close(), await t.cleanup()) };
+      return {
+        host,
+        disk,
+        cleanup: async () => {
+          await host.close();
+          await t.cleanup();
+        },
+      };
     },
   },
   {
@@ -62,7 +69,14 @@ const KINDS: Kind[] = [
         rename: async (a, b) => void (await vol.rename(`/${a}`, `/${b}`, {})),
         remove: async (p) => void (await vol.remove(`/${p}`, {})),
       };
-      return { host, disk, cleanup: async () => (await host.close(), await t.cleanup()) };
+      return {
+        host,
+        disk,
+        cleanup: async () => {
+          await host.close();
+          await t.cleanup();
+        },
+      };
     },
   },
 ];
