@@ -4,6 +4,7 @@
 import { Command } from "commander";
 import { VERSION } from "../workspace/afs.js";
 import { registerAcp } from "./commands/acp.js";
+import { registerBroker } from "./commands/broker.js";
 import { registerCheckpointCommands } from "./commands/cp.js";
 import { registerFsCommands } from "./commands/fs.js";
 import { registerIndexCommands } from "./commands/index.js";
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerMaintenanceCommands(program);
   registerMcp(program);
   registerAcp(program);
+  registerBroker(program);
   registerServe(program);
   registerTokenCommands(program);
   return program;
