@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { isMain, printTable, REPO_ROOT } from "./lib.js";
 
 export const BENCHMARKS = [
+  "cli-startup.ts",
   "import-vs-git.ts",
   "checkpoint-scale.ts",
   "record-checkpoint.ts",

@@ -3,20 +3,50 @@
 // become a line on stderr and an exit status.
 import { Command } from "commander";
 import { VERSION } from "../workspace/afs.js";
-import { registerAcp } from "./commands/acp.js";
-import { registerBroker } from "./commands/broker.js";
-import { registerCheckpointCommands } from "./commands/cp.js";
-import { registerFsCommands } from "./commands/fs.js";
-import { registerIndexCommands } from "./commands/index.js";
-import { registerMaintenanceCommands } from "./commands/maintenance.js";
-import { registerMcp } from "./commands/mcp.js";
-import { registerServe } from "./commands/serve.js";
-import { registerTokenCommands } from "./commands/token.js";
-import { registerWorkspaceCommands } from "./commands/ws.js";
 import { closeOnSignals, globalOptions, workspaceOption } from "./context.js";
 import { report } from "./errors.js";
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Each top-level command's module, loaded only when that command runs: a process that prints a
+ * file should not compile the MCP server, the broker and every operation's schema first.
+ */
+const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Register>>> = {
+  ws: async () => (await import("./commands/ws.js")).registerWorkspaceCommands,
+  cp: async () => (await import("./commands/cp.js")).registerCheckpointCommands,
+  // `fs cat` is the hottest path of all and needs no operation schema.
+  fs: async (sub) =>
+    sub === "cat"
+      ? (await import("./commands/fs-cat.js")).registerFsCat
+      : (await import("./commands/fs.js")).registerFsCommands,
+  index: async () => (await import("./commands/index.js")).registerIndexCommands,
+  gc: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
+  fsck: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
+  status: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
+  mcp: async () => (await import("./commands/mcp.js")).registerMcp,
+  serve: async () => (await import("./commands/serve.js")).registerServe,
+  token: async () => (await import("./commands/token.js")).registerTokenCommands,
+  acp: async () => (await import("./commands/acp.js")).registerAcp,
+  broker: async () => (await import("./commands/broker.js")).registerBroker,
+};
+
+// afs's own options that take a value (given before the command).
+const VALUED = new Set(["--home", "--store", "-w", "--workspace"]);
+
+/** The command and subcommand argv names, skipping afs's own options; undefined when none. */
+function commandOf(argv: readonly string[]): [string | undefined, string | undefined] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const a = argv[i] as string;
+    if (a === "--") break;
+    if (VALUED.has(a)) i++;
+    else if (!a.startsWith("-")) words.push(a);
+  }
+  return [words[0], words[1]];
+}
+
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command("afs")
     .description("the agent filesystem: versioned workspaces with checkpoints and forks")
     .version(VERSION, "-V, --version")
@@ -33,22 +63,22 @@ export function buildProgram(): Command {
         ),
     });
   workspaceOption(globalOptions(program));
-  registerWorkspaceCommands(program);
-  registerCheckpointCommands(program);
-  registerFsCommands(program);
-  registerIndexCommands(program);
-  registerMaintenanceCommands(program);
-  registerMcp(program);
-  registerAcp(program);
-  registerBroker(program);
-  registerServe(program);
-  registerTokenCommands(program);
+  const [command, sub] = commandOf(argv);
+  const group = command === undefined ? undefined : GROUPS[command];
+  // A known command loads its own module; help, or a command afs does not know, lists them all.
+  const loaders = group ? [group(sub)] : [...new Set(Object.values(GROUPS))].map((load) => load(undefined));
+  const registered = new Set<Register>();
+  for (const register of await Promise.all(loaders)) {
+    if (registered.has(register)) continue;
+    registered.add(register);
+    register(program);
+  }
   return program;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync([...argv], { from: "user" });
+    await (await buildProgram(argv)).parseAsync([...argv], { from: "user" });
     return 0;
   } catch (e) {
     return report(e);

@@ -7,6 +7,7 @@ import * as ops from "../../ops/index.js";
 import type { MutationResult } from "../../volume/volume.js";
 import { registerOp } from "../op-command.js";
 import { bytes, plural, shortTime, table } from "../output.js";
+import { CAT_SUMMARY } from "./fs-cat.js";
 
 const short = (hash: string | null): string => (hash ? hash.slice(0, 12) : "-");
 const wrote = (verb: string, r: MutationResult): string =>
@@ -62,7 +63,7 @@ export function registerFsCommands(program: Command): void {
 
   registerOp(fs, {
     name: "cat",
-    summary: "write a file's bytes to stdout (binary too)",
+    summary: CAT_SUMMARY,
     schema: ops.readArgs,
     run: ops.read,
     positionals: { path: "path" },

@@ -1,0 +1,40 @@
+// `afs fs cat PATH`: a file's bytes to stdout, registered on its own so the hottest command loads
+// no operation schema (and no zod): the same answers and errors as the read operation, with
+// `--json` handing over to it.
+import type { Command } from "commander";
+import { AfsError } from "../../core/errors.js";
+import { mustStat, normalizePath } from "../../ops/common.js";
+import type { Volume } from "../../volume/volume.js";
+import { withWorkspace, workspaceOption } from "../context.js";
+import { emit, type JsonFlag } from "../output.js";
+import { leaf } from "./leaf.js";
+
+export const CAT_SUMMARY = "write a file's bytes to stdout (binary too)";
+
+export function registerFsCat(program: Command): void {
+  const fs = program.command("fs").description("read and edit files in a workspace's live state");
+  workspaceOption(leaf(fs, "cat", CAT_SUMMARY))
+    .argument("<path>", "the file to print")
+    .action((path: string, flags: JsonFlag, cmd: Command) =>
+      withWorkspace(cmd, async (afs, workspace) => {
+        const volume = await afs.volume(workspace);
+        if (flags.json) {
+          const { read } = await import("../../ops/read.js");
+          emit(flags, await read(volume, { path }), () => []);
+          return;
+        }
+        process.stdout.write(await catBytes(volume, normalizePath(path)));
+      }),
+    );
+}
+
+async function catBytes(volume: Volume, path: string): Promise<Buffer> {
+  const stat = await mustStat(volume, path);
+  if (stat.kind === "dir") {
+    throw new AfsError("INVALID_ARGUMENT", `${path} is a directory; use list to see its contents`, { path });
+  }
+  if (stat.kind === "symlink") {
+    throw new AfsError("INVALID_ARGUMENT", `${path} is a symlink to ${stat.target}; cat the target instead`);
+  }
+  return volume.readFile(path);
+}
