@@ -2,7 +2,7 @@
 // The `afs` command line: global options, the command groups, and the one place where errors
 // become a line on stderr and an exit status.
 import { Command } from "commander";
-import { VERSION } from "../workspace/afs.js";
+import { VERSION } from "../workspace/version.js";
 import { closeOnSignals, globalOptions, workspaceOption } from "./context.js";
 import { report } from "./errors.js";
 
@@ -65,8 +65,14 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   workspaceOption(globalOptions(program));
   const [command, sub] = commandOf(argv);
   const group = command === undefined ? undefined : GROUPS[command];
-  // A known command loads its own module; help, or a command afs does not know, lists them all.
-  const loaders = group ? [group(sub)] : [...new Set(Object.values(GROUPS))].map((load) => load(undefined));
+  // A known command loads its own module; --version alone none; help, or a command afs does not
+  // know, all of them (to list them).
+  const versionOnly = command === undefined && argv.some((a) => a === "-V" || a === "--version");
+  const loaders = group
+    ? [group(sub)]
+    : versionOnly
+      ? []
+      : [...new Set(Object.values(GROUPS))].map((load) => load(undefined));
   const registered = new Set<Register>();
   for (const register of await Promise.all(loaders)) {
     if (registered.has(register)) continue;

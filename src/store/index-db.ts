@@ -3,7 +3,8 @@
 // It sits beside the store (afs.db → afs.index.db) so indexing never contends with workspace commits.
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { Sqlite } from "./sqlite-driver.js";
 import { useWal } from "./sqlite-wal.js";
 
 const BUSY_TIMEOUT_MS = 10_000;
@@ -17,7 +18,7 @@ export class IndexDb {
   static open(path: string): IndexDb {
     const file = resolve(path);
     mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    const db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
     useWal(db, BUSY_TIMEOUT_MS);
     db.pragma("synchronous = NORMAL");
     db.exec("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL)");

@@ -3,11 +3,12 @@
 // writes it guards never interleave with another connection's.
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { Entry, EntryKind } from "../core/entry.js";
 import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { parentOf } from "../core/paths.js";
+import { Sqlite } from "./sqlite-driver.js";
 import { migrate } from "./sqlite-schema.js";
 import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./sqlite-statements.js";
 import { tokenStatements } from "./sqlite-tokens.js";
@@ -140,7 +141,7 @@ export class SqliteStore implements Store {
     try {
       mkdirSync(dirname(file), { recursive: true });
       const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-      db = new Database(file, { timeout });
+      db = new Sqlite(file, { timeout });
       useWal(db, timeout);
       // In WAL mode NORMAL only risks the last transactions on power loss, never on a process kill.
       db.pragma("synchronous = NORMAL");
@@ -388,7 +389,7 @@ export class SqliteStore implements Store {
 }
 
 function sqliteError(e: unknown): unknown {
-  if (!(e instanceof Database.SqliteError)) return e;
+  if (!(e instanceof Sqlite.SqliteError)) return e;
   const match = SQLITE_ERRORS.find(([prefix]) => e.code.startsWith(prefix));
   const [, code, advice] = match ?? ["", "IO_ERROR", "store error"];
   return new AfsError(code, `${advice} (${e.message})`, { sqlite: e.code });

@@ -3,7 +3,6 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { userInfo } from "node:os";
 import { AfsError, toAfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
@@ -46,9 +45,10 @@ import { notFoundWorkspace } from "./snapshot.js";
 import { syncTree } from "./sync-dir.js";
 import { exportTree, importTree, type Progress } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
+import { VERSION } from "./version.js";
 import { WorkspaceVolume } from "./workspace-volume.js";
 
-export const VERSION: string = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+export { VERSION };
 
 export interface AfsOptions {
   /** Data directory; default AFS_HOME or ~/.afs. */
