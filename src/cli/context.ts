@@ -1,7 +1,7 @@
 // What every command needs: the global options (--home, --store, --workspace, given before or
 // after the subcommand), an open Afs that is always closed again, and the workspace to act on.
 import { type Command, Option } from "commander";
-import { Afs } from "../workspace/afs.js";
+import type { Afs } from "../workspace/afs.js";
 
 export interface GlobalOptions {
   home?: string;
@@ -41,6 +41,8 @@ const open = new Set<Afs>();
 /** Opens the engine for one command and closes it afterwards, whatever happens. */
 export async function withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Promise<T> {
   const { home, store } = globals(cmd);
+  // The engine loads here, not at start-up: --version and --help need none of it.
+  const { Afs } = await import("../workspace/afs.js");
   const afs = await Afs.open({ home, store });
   open.add(afs);
   try {
