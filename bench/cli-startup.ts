@@ -41,7 +41,9 @@ export async function main(rounds = 30): Promise<void> {
     ];
     for (const c of cases) run(c.argv, env); // warm the page cache
     const samples = cases.map(() => [] as number[]);
-    for (let r = 0; r < rounds; r++) cases.forEach((c, i) => samples[i]?.push(run(c.argv, env)));
+    for (let r = 0; r < rounds; r++) {
+      for (const [i, c] of cases.entries()) samples[i]?.push(run(c.argv, env));
+    }
     const base = median(samples[0] ?? []);
     const rows = cases.map((c, i) => {
       const m = median(samples[i] ?? []);
