@@ -66,7 +66,11 @@ export async function runAcp(
     openVolume: async (root) => (root === dir ? afs.volume(session.workspace) : LocalDirVolume.open(root)),
   });
   const view = new TurnView();
-  const agent = startAgent(command, dir);
+  const agent = await startAgent(command, dir).catch((e: unknown) => {
+    rl?.close();
+    session.close();
+    throw e;
+  });
   const client = AcpClient.connect(agent.stream, { files, approvals, onUpdate: (n) => view.update(n) });
   const stopAll = async (): Promise<void> => {
     rl?.close();

@@ -22,7 +22,7 @@ import { parseRootSpec, type RootSpec } from "../../protocols/broker/roots.js";
 import { Afs } from "../../workspace/afs.js";
 import { globals } from "../context.js";
 import { ExitStatus } from "../errors.js";
-import { startServer } from "../server-process.js";
+import { spawnGroup } from "../process-group.js";
 import { leaf } from "./leaf.js";
 
 interface BrokerFlags {
@@ -80,7 +80,7 @@ async function runBroker(command: string[], flags: BrokerFlags, cmd: Command): P
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
       ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
     });
-    const server = await startServer(command);
+    const server = await spawnGroup(command, "server");
     const name = basename(command[0] ?? "server");
     const serverSide = ndjsonChannel(server.stdout, server.stdin, (l) =>
       note(`afs broker: not JSON from ${name}: ${l.slice(0, 200)}`),
