@@ -43,6 +43,7 @@ function prepare(db: Database.Database) {
     putChunk: db.prepare<[Hash, number, number, Buffer]>(
       "INSERT OR IGNORE INTO chunks (hash, size, created_at, data) VALUES (?, ?, ?, ?)",
     ),
+    hasChunk: db.prepare<[Hash], number>("SELECT 1 FROM chunks WHERE hash = ?").pluck(),
     chunksPresent: db
       .prepare<[string], number>("SELECT count(*) FROM chunks WHERE hash IN (SELECT value FROM json_each(?))")
       .pluck(),
@@ -139,7 +140,8 @@ export class SqliteBlobs {
   async putStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }> {
     return storeStream(source, this.chunkBytes, {
       putChunk: (hash, data) => {
-        this.guard(() => this.st.putChunk.run(hash, data.byteLength, Date.now(), data));
+        // Looking first spares binding (copying) 4 MiB for a chunk already stored, e.g. zero runs.
+        this.guard(() => this.st.hasChunk.get(hash) ?? this.st.putChunk.run(hash, data.byteLength, Date.now(), data));
       },
       putInline: (hash, data) => this.put([{ hash, data }]),
       putChunked: (hash, size, chunks) => this.guard(() => this.linkTx.immediate(hash, size, chunks)),
