@@ -1,10 +1,12 @@
 // Blobs in the SQLite store: small ones inline in `blobs.data`, large ones (over CHUNK_BYTES) as
 // rows of `blob_chunks` naming chunks in `chunks`, so no value grows past a few MiB and ranges
-// read only the chunks they cover. A chunked blob's row has an empty `data` and its real size.
+// read only the chunks they cover. A chunked blob's row has an empty `data` and its real size;
+// inline values and chunks may be deflated (blob-codec.ts: shorter than their size means so).
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import { decode, encode } from "./blob-codec.js";
 import { CHUNK_BYTES, type ChunkRef, chunksOf, MAX_WHOLE_BLOB_BYTES, storeStream, tooLargeWhole } from "./chunking.js";
 
 /** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
@@ -24,12 +26,12 @@ export const CHUNKS_MIGRATION = `
 const LAYOUT_PAGE = 64;
 
 type Guard = <T>(fn: () => T) => T;
-/** `inline` is length(data), read without loading the bytes; 0 with size > 0 means chunked. */
-type BlobMeta = { size: number; inline: number };
+/** `stored` is length(data), read without loading the bytes: 0 with size > 0 means chunked. */
+type BlobMeta = { size: number; stored: number };
 
 function prepare(db: Database.Database) {
   return {
-    meta: db.prepare<[Hash], BlobMeta>("SELECT size, length(data) AS inline FROM blobs WHERE hash = ?"),
+    meta: db.prepare<[Hash], BlobMeta>("SELECT size, length(data) AS stored FROM blobs WHERE hash = ?"),
     inline: db.prepare<[Hash], Buffer>("SELECT data FROM blobs WHERE hash = ?").pluck(),
     inlineRange: db
       .prepare<[number, number, Hash], Buffer>("SELECT substr(data, ?, ?) FROM blobs WHERE hash = ?")
@@ -54,10 +56,7 @@ function prepare(db: Database.Database) {
     layout: db.prepare<[Hash, number, number, number], ChunkRef>(
       "SELECT start, size, chunk AS hash FROM blob_chunks WHERE blob = ? AND start >= ? AND start < ? ORDER BY start LIMIT ?",
     ),
-    chunk: db.prepare<[Hash], Buffer>("SELECT data FROM chunks WHERE hash = ?").pluck(),
-    chunkRange: db
-      .prepare<[number, number, Hash], Buffer>("SELECT substr(data, ?, ?) FROM chunks WHERE hash = ?")
-      .pluck(),
+    chunk: db.prepare<[Hash], { size: number; data: Buffer }>("SELECT size, data FROM chunks WHERE hash = ?"),
     orphans: db.prepare<[number], { n: number; bytes: number }>(
       "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM chunks c WHERE created_at < ?" +
         " AND NOT EXISTS (SELECT 1 FROM blob_chunks b WHERE b.chunk = c.hash)",
@@ -97,13 +96,13 @@ export class SqliteBlobs {
       const now = Date.now();
       for (const { hash, data } of blobs) {
         const buf = toBuffer(data);
+        if (st.meta.get(hash)) continue;
         if (buf.byteLength <= this.chunkBytes) {
-          st.putBlob.run(hash, buf.byteLength, now, buf);
+          st.putBlob.run(hash, buf.byteLength, now, encode(buf));
           continue;
         }
-        if (st.meta.get(hash)) continue;
         const pieces = chunksOf(buf, this.chunkBytes);
-        for (const p of pieces) st.putChunk.run(p.ref.hash, p.ref.size, now, p.data);
+        for (const p of pieces) this.putChunk(p.ref.hash, p.data, now);
         this.link(
           hash,
           buf.byteLength,
@@ -140,8 +139,7 @@ export class SqliteBlobs {
   async putStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }> {
     return storeStream(source, this.chunkBytes, {
       putChunk: (hash, data) => {
-        // Looking first spares binding (copying) 4 MiB for a chunk already stored, e.g. zero runs.
-        this.guard(() => this.st.hasChunk.get(hash) ?? this.st.putChunk.run(hash, data.byteLength, Date.now(), data));
+        this.guard(() => this.putChunk(hash, data, Date.now()));
       },
       putInline: (hash, data) => this.put([{ hash, data }]),
       putChunked: (hash, size, chunks) => this.guard(() => this.linkTx.immediate(hash, size, chunks)),
@@ -156,7 +154,7 @@ export class SqliteBlobs {
     return this.guard(() => {
       const meta = this.st.meta.get(hash);
       if (!meta) return null;
-      if (!isChunked(meta)) return this.st.inline.get(hash) ?? null;
+      if (!isChunked(meta)) return this.inline(hash, meta);
       if (meta.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, meta.size);
       return this.range(hash, 0, meta.size);
     });
@@ -180,6 +178,7 @@ export class SqliteBlobs {
       if (!meta) return null;
       const end = Math.min(meta.size, offset + length);
       if (end <= offset) return Buffer.alloc(0);
+      if (meta.stored < meta.size && !isChunked(meta)) return this.inline(hash, meta).subarray(offset, end);
       if (!isChunked(meta)) return this.st.inlineRange.get(offset + 1, end - offset, hash) ?? Buffer.alloc(0);
       const out = Buffer.allocUnsafe(end - offset);
       const first = this.st.firstStart.get(hash, offset) ?? 0;
@@ -187,11 +186,7 @@ export class SqliteBlobs {
       for (const ref of this.st.layout.all(hash, first, end, Number.MAX_SAFE_INTEGER)) {
         const from = Math.max(offset, ref.start);
         const to = Math.min(end, ref.start + ref.size);
-        const whole = from === ref.start && to === ref.start + ref.size;
-        const data = whole
-          ? this.st.chunk.get(ref.hash)
-          : this.st.chunkRange.get(from - ref.start + 1, to - from, ref.hash);
-        if (!data) throw missingChunk(hash, ref);
+        const data = this.chunk(hash, ref).subarray(from - ref.start, to - ref.start);
         data.copy(out, from - offset);
         filled += data.byteLength;
       }
@@ -205,8 +200,8 @@ export class SqliteBlobs {
     const meta = this.guard(() => this.st.meta.get(hash));
     if (!meta) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
     if (!isChunked(meta)) {
-      const data = this.guard(() => this.st.inline.get(hash));
-      if (data) yield data;
+      const data = this.guard(() => this.inline(hash, meta));
+      if (data.byteLength > 0) yield data;
       return;
     }
     let next = 0;
@@ -215,8 +210,7 @@ export class SqliteBlobs {
       if (page[0]?.start !== next) throw badLayout(hash);
       for (const ref of page) {
         if (ref.start !== next) throw badLayout(hash);
-        const data = this.guard(() => this.st.chunk.get(ref.hash));
-        if (!data) throw missingChunk(hash, ref);
+        const data = this.guard(() => this.chunk(hash, ref));
         next += data.byteLength;
         yield data;
       }
@@ -241,8 +235,11 @@ export class SqliteBlobs {
       // The connection is busy while iterating, so the owners of bad chunks are looked up after.
       const bad: Hash[] = [];
       for (const c of this.st.allChunks.iterate()) {
-        if (c.data.byteLength !== c.size || createHash("sha256").update(c.data).digest("hex") !== c.hash)
-          bad.push(c.hash);
+        let raw: Buffer | null = null;
+        try {
+          raw = decode(c.data, c.size, `chunk ${c.hash}`);
+        } catch {}
+        if (!raw || createHash("sha256").update(raw).digest("hex") !== c.hash) bad.push(c.hash);
       }
       for (const c of bad) {
         const users = this.st.chunkUsers.all(c);
@@ -253,6 +250,23 @@ export class SqliteBlobs {
     });
   }
 
+  /** Stores a chunk unless present: looking first spares binding 4 MiB (and deflating) for zero runs. */
+  private putChunk(hash: Hash, data: Buffer, now: number): void {
+    if (this.st.hasChunk.get(hash) === undefined) this.st.putChunk.run(hash, data.byteLength, now, encode(data));
+  }
+
+  private inline(hash: Hash, meta: BlobMeta): Buffer {
+    const stored = this.st.inline.get(hash);
+    if (!stored) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
+    return decode(stored, meta.size, `content ${hash}`);
+  }
+
+  private chunk(blob: Hash, ref: ChunkRef): Buffer {
+    const row = this.st.chunk.get(ref.hash);
+    if (!row) throw missingChunk(blob, ref);
+    return decode(row.data, row.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+  }
+
   private link(hash: Hash, size: number, chunks: readonly ChunkRef[], now: number): void {
     if (this.st.putBlob.run(hash, size, now, EMPTY).changes === 0) return;
     for (const c of chunks) this.st.putLayout.run(hash, c.start, c.size, c.hash);
@@ -260,7 +274,7 @@ export class SqliteBlobs {
 }
 
 const EMPTY = Buffer.alloc(0);
-const isChunked = (meta: BlobMeta): boolean => meta.size > 0 && meta.inline === 0;
+const isChunked = (meta: BlobMeta): boolean => meta.size > 0 && meta.stored === 0;
 
 const missingChunk = (hash: Hash, ref: ChunkRef): AfsError =>
   new AfsError("IO_ERROR", `chunk ${ref.hash} at byte ${ref.start} of content ${hash} is missing; run afs fsck`, {

@@ -139,7 +139,10 @@ async function checkBlob(store: Store, hash: Hash): Promise<string | null> {
     for await (const piece of store.blobStream(hash)) h.update(piece);
   } catch (e) {
     if (e instanceof AfsError && e.code === "NOT_FOUND") return `blob ${hash} is referenced but missing`;
-    return `blob ${hash} cannot be read: ${e instanceof Error ? e.message : String(e)}`;
+    // A missing chunk is named (checkIntegrity reports it too); bytes that no longer decode are damage.
+    if (e instanceof AfsError && e.details.chunk !== undefined) return `blob ${hash} cannot be read: ${e.message}`;
+    if (e instanceof AfsError && e.code === "IO_ERROR") return `blob ${hash} does not match its content hash`;
+    throw e;
   }
   return h.digest("hex") === hash ? null : `blob ${hash} does not match its content hash`;
 }

@@ -94,4 +94,36 @@ describe("SqliteStore chunk storage", () => {
       await store.close();
     }
   });
+
+  it("keeps compressible contents deflated, incompressible ones raw, and reads both back exactly", async () => {
+    const path = join(dir, "afs.db");
+    const store = SqliteStore.open(path);
+    const text = Buffer.from("export const answer = 42;\n".repeat(400_000)); // ~10 MiB, chunked
+    const small = Buffer.from("hello, compressible world. ".repeat(100));
+    const random = noise(5000, 4);
+    try {
+      const { hash } = await store.putBlobStream([text]);
+      await store.putBlobs([small, random].map((data) => ({ hash: sha256(data), data })));
+      expect((await store.getBlob(hash))?.equals(text)).toBe(true);
+      expect((await store.readBlobRange(hash, 4 * MiB - 3, 10))?.equals(text.subarray(4 * MiB - 3, 4 * MiB + 7))).toBe(
+        true,
+      );
+      expect((await store.getBlob(sha256(small)))?.equals(small)).toBe(true);
+      expect((await store.readBlobRange(sha256(small), 5, 20))?.equals(small.subarray(5, 25))).toBe(true);
+      expect((await store.getBlob(sha256(random)))?.equals(random)).toBe(true);
+      expect(await store.checkIntegrity()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    const raw = new Database(path, { readonly: true });
+    try {
+      const stored = (h: string) => raw.prepare("SELECT length(data) FROM blobs WHERE hash = ?").pluck().get(h);
+      expect(stored(sha256(small))).toBeLessThan(small.byteLength / 2);
+      expect(stored(sha256(random))).toBe(random.byteLength);
+      const chunkBytes = raw.prepare("SELECT sum(length(data)) FROM chunks").pluck().get() as number;
+      expect(chunkBytes).toBeLessThan(text.byteLength / 10);
+    } finally {
+      raw.close();
+    }
+  });
 });
