@@ -7,8 +7,8 @@ import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
 import type { Store } from "../store/store.js";
 
-/** Read size for streamed files: big enough to be fast, small beside a 4 MiB chunk. */
-const READ_BYTES = 1024 * 1024;
+/** Read size for streamed files: a chunk, so the next read is in flight while one is hashed. */
+const READ_BYTES = 4 * 1024 * 1024;
 
 /** Stores a file in one streamed pass; `onBytes` hears of each piece read (for progress). */
 export async function storeFile(

@@ -152,8 +152,8 @@ export async function importTree(
     if (item.kind === "dir") return;
     const meta = { kind: item.kind, mode: item.mode, mtime: item.mtime };
     if (item.kind === "file" && item.size > store.chunkBytes) {
-      // Streamed: hashed and stored in one pass, two chunks and a read buffer in memory.
-      const held = await budget.take(3 * store.chunkBytes);
+      // Streamed: hashed and stored in one pass, two chunks and two read buffers in memory.
+      const held = await budget.take(4 * store.chunkBytes);
       try {
         const { hash, size } = await forFile(item.rel, () => storeFile(store, item.abs, progress));
         entries.set(item.rel, { ...meta, hash, size });
