@@ -15,6 +15,7 @@ export const BENCHMARKS = [
   "retrieval-quality.ts",
   "mcp-latency.ts",
   "acp-latency.ts",
+  "large-files.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
