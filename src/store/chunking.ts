@@ -112,7 +112,7 @@ export function chunksOf(data: Buffer, chunkBytes: number): { ref: ChunkRef; dat
 export function tooLargeWhole(hash: Hash, size: number): AfsError {
   return new AfsError(
     "QUOTA_EXCEEDED",
-    `content ${hash} is ${size} bytes, more than the ${MAX_WHOLE_BLOB_BYTES} bytes read whole; read it in ranges (readBlobRange) or as a stream (blobStream)`,
+    `content ${hash} is ${size} bytes, more than the ${MAX_WHOLE_BLOB_BYTES} bytes read whole; read it in ranges or stream it (e.g. afs ws export)`,
     { hash, size, limit: MAX_WHOLE_BLOB_BYTES },
   );
 }

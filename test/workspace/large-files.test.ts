@@ -80,4 +80,19 @@ describe("large files", () => {
     expect((await readFile(join(dir, "out", "k.bin"))).equals(kept)).toBe(true);
     expect((await afs.fsck()).problems).toEqual([]);
   });
+
+  it("records a large file changed in an attached directory by streaming it", async () => {
+    const project = join(dir, "project");
+    await mkdir(project);
+    const first = randomBytes(2 * CHUNK_BYTES + 5);
+    await writeFile(join(project, "data.bin"), first);
+    const { workspace } = await afs.attachDirectory(project, { workspace: "proj" });
+    const second = Buffer.concat([first.subarray(0, CHUNK_BYTES), randomBytes(CHUNK_BYTES + 9)]);
+    await writeFile(join(project, "data.bin"), second);
+    const recorded = await afs.recordDirectory(workspace);
+    expect(recorded.modified).toBe(1);
+    await afs.exportWorkspace("proj", join(dir, "out"));
+    expect((await readFile(join(dir, "out", "data.bin"))).equals(second)).toBe(true);
+    expect((await afs.fsck()).problems).toEqual([]);
+  });
 });
