@@ -154,9 +154,9 @@ export class SqliteBlobs {
     return this.guard(() => {
       const meta = this.st.meta.get(hash);
       if (!meta) return null;
-      if (!isChunked(meta)) return this.inline(hash, meta);
+      // Also for a large blob stored inline by the previous layout: the cap is about callers' memory.
       if (meta.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, meta.size);
-      return this.range(hash, 0, meta.size);
+      return isChunked(meta) ? this.range(hash, 0, meta.size) : this.inline(hash, meta);
     });
   }
 
