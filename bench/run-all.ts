@@ -17,6 +17,7 @@ export const BENCHMARKS = [
   "mcp-latency.ts",
   "acp-latency.ts",
   "broker-latency.ts",
+  "large-files.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {

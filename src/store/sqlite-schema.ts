@@ -1,13 +1,14 @@
 // The embedded store's tables, as numbered migrations recorded in PRAGMA user_version.
 import type Database from "better-sqlite3";
 import { AfsError } from "../core/errors.js";
+import { CHUNKS_MIGRATION } from "./sqlite-blobs.js";
 import { TOKENS_MIGRATION } from "./sqlite-tokens.js";
 
 /**
  * Schema versions, applied in order and recorded in PRAGMA user_version. Never edit a shipped
  * entry; append a new one. Object tables keep `data` last so listing them never reads the bytes.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, created_at INTEGER NOT NULL, data BLOB NOT NULL);
   CREATE TABLE trees (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, created_at INTEGER NOT NULL, data BLOB NOT NULL);
@@ -58,6 +59,7 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   `,
   TOKENS_MIGRATION,
+  CHUNKS_MIGRATION,
 ];
 
 /** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */

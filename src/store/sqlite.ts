@@ -8,6 +8,7 @@ import type { Entry, EntryKind } from "../core/entry.js";
 import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { parentOf } from "../core/paths.js";
+import { SqliteBlobs } from "./sqlite-blobs.js";
 import { Sqlite } from "./sqlite-driver.js";
 import { migrate } from "./sqlite-schema.js";
 import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./sqlite-statements.js";
@@ -48,7 +49,9 @@ export interface SqliteStoreOptions {
 
 export class SqliteStore implements Store {
   readonly url: string;
+  readonly chunkBytes: number;
   private readonly st: Statements;
+  private readonly blobs: SqliteBlobs;
   private readonly commitTx: (workspace: string, commit: Commit) => number;
   private readonly moveHeadTx: (workspace: string, move: HeadMove) => number;
   private readonly createWorkspaceTx: (ws: WorkspaceRecord, initial: CheckpointRecord) => void;
@@ -65,6 +68,8 @@ export class SqliteStore implements Store {
     const st = prepare(db);
     this.st = st;
     this.tokens = tokenStatements(db);
+    this.blobs = new SqliteBlobs(db, (fn) => this.guard(fn));
+    this.chunkBytes = this.blobs.chunkBytes;
     const immediate = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
       const tx = db.transaction(fn);
       return (...args) => tx.immediate(...args);
@@ -165,11 +170,27 @@ export class SqliteStore implements Store {
   // --- objects -------------------------------------------------------------------------------
 
   async putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
-    if (blobs.length > 0) this.guard(() => this.putObjectsTx("blob", blobs));
+    this.blobs.put(blobs);
+  }
+
+  putBlobStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }> {
+    return this.blobs.putStream(source);
   }
 
   async getBlob(hash: Hash): Promise<Buffer | null> {
-    return this.guard(() => this.st.blob.get.get(hash) ?? null);
+    return this.blobs.get(hash);
+  }
+
+  async blobSize(hash: Hash): Promise<number | null> {
+    return this.blobs.size(hash);
+  }
+
+  async readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
+    return this.blobs.range(hash, offset, length);
+  }
+
+  blobStream(hash: Hash): AsyncIterable<Buffer> {
+    return this.blobs.stream(hash);
   }
 
   async hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>> {
@@ -287,6 +308,10 @@ export class SqliteStore implements Store {
     return this.guard(() => this.deleteObjectsTx(kind, hashes));
   }
 
+  async sweepChunks(createdBefore: number): Promise<{ deleted: number; bytes: number }> {
+    return this.blobs.sweep(createdBefore);
+  }
+
   // --- tokens --------------------------------------------------------------------------------
 
   async putToken(token: TokenRecord): Promise<void> {
@@ -326,6 +351,7 @@ export class SqliteStore implements Store {
         const object = row.kind === "dir" ? "tree" : "blob";
         problems.push(`workspace ${row.workspace}: live entry ${row.path}: ${object} ${row.hash} is missing`);
       }
+      problems.push(...this.blobs.problems());
       return problems;
     });
   }

@@ -81,9 +81,21 @@ export interface Store extends TokenStore {
   readonly url: string;
   close(): Promise<void>;
 
-  // Content-addressed objects. Putting an object that exists is a no-op.
+  // Content-addressed objects. Putting an object that exists is a no-op. A blob is named by the
+  // SHA-256 of its whole bytes however it is laid out; contents over `chunkBytes` are kept as
+  // chunks (chunking.ts), each stored once, so no value is unbounded and ranges read only their chunks.
+  /** Blobs up to this many bytes are one value; larger ones are chunked. */
+  readonly chunkBytes: number;
   putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void>;
+  /** Hashes and stores a stream in one pass, holding at most two chunks in memory. */
+  putBlobStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }>;
+  /** A whole blob; QUOTA_EXCEEDED above MAX_WHOLE_BLOB_BYTES (512 MiB): read those in ranges or streams. */
   getBlob(hash: Hash): Promise<Buffer | null>;
+  blobSize(hash: Hash): Promise<number | null>;
+  /** Up to `length` bytes from `offset` (fewer at the end, none past it); null when the blob is absent. */
+  readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null>;
+  /** The blob's bytes in order, a chunk at a time; NOT_FOUND when absent, IO_ERROR on a missing chunk. */
+  blobStream(hash: Hash): AsyncIterable<Buffer>;
   hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>>;
   putTrees(trees: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void>;
   getTree(hash: Hash): Promise<Buffer | null>;
@@ -121,6 +133,14 @@ export interface Store extends TokenStore {
   /** All object hashes with their creation time, for the sweep. */
   listObjects(kind: "blob" | "tree"): AsyncIterable<{ hash: Hash; createdAt: number; size: number }>;
   deleteObjects(kind: "blob" | "tree", hashes: readonly Hash[]): Promise<number>;
-  /** Store-level consistency check (e.g. SQLite integrity_check); returns problems found. */
+  /**
+   * Deletes chunks no blob uses any more, created before `createdBefore` (younger ones may belong
+   * to a putBlobStream still running). Returns how many chunks and bytes went.
+   */
+  sweepChunks(createdBefore: number): Promise<{ deleted: number; bytes: number }>;
+  /**
+   * Store-level consistency check (e.g. SQLite integrity_check), including every chunk's hash and
+   * every chunked blob's chunks being present; returns problems found, naming the blob concerned.
+   */
   checkIntegrity(): Promise<string[]>;
 }

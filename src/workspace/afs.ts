@@ -43,7 +43,7 @@ import { checkName } from "./names.js";
 import { type RecordOptions, type RecordResult, recordDirectory, VerifiedStats } from "./record.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { syncTree } from "./sync-dir.js";
-import { exportTree, importTree, type Progress } from "./transfer.js";
+import { exportTree, type ImportOptions, importTree, type Progress, type SkippedFile } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
 import { VERSION } from "./version.js";
 import { WorkspaceVolume } from "./workspace-volume.js";
@@ -204,17 +204,17 @@ export class Afs {
   async importDirectory(
     name: string,
     dir: string,
-    options: { description?: string; onProgress?: Progress } = {},
-  ): Promise<{ workspace: WorkspaceInfo; files: number; bytes: number }> {
+    options: { description?: string } & ImportOptions = {},
+  ): Promise<{ workspace: WorkspaceInfo; files: number; bytes: number; skipped: SkippedFile[] }> {
     checkName("workspace", name);
     if (await this.store.getWorkspace(name)) throw alreadyExists(name);
-    const imported = await importTree(this.store, dir, options.onProgress);
+    const imported = await importTree(this.store, dir, options);
     const workspace = await this.createWithRoot(name, imported.root, {
       kind: "import",
       parent: null,
       description: options.description ?? `imported from ${dir}`,
     });
-    return { workspace, files: imported.files, bytes: imported.bytes };
+    return { workspace, files: imported.files, bytes: imported.bytes, skipped: imported.skipped };
   }
 
   /**

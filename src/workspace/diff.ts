@@ -99,6 +99,9 @@ function pairRenames(changes: Change[]): void {
 }
 
 async function addPatch(store: Store, c: Change): Promise<void> {
+  // Sizes first: a large content is never read whole just to find it is too big to patch.
+  const sizes = await Promise.all([store.blobSize(c.old_sha256 as Hash), store.blobSize(c.new_sha256 as Hash)]);
+  if (sizes.some((n) => n === null || n > MAX_PATCH_BYTES)) return;
   const [a, b] = await Promise.all([store.getBlob(c.old_sha256 as Hash), store.getBlob(c.new_sha256 as Hash)]);
   if (!a || !b || a.length > MAX_PATCH_BYTES || b.length > MAX_PATCH_BYTES) return;
   const ta = decodeText(a);

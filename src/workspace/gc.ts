@@ -1,5 +1,7 @@
 // Garbage collection and integrity checking over everything reachable from checkpoints and
 // live overlays. A grace period keeps objects a concurrent writer stored but has not yet committed.
+import { createHash } from "node:crypto";
+import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { sha256 } from "../core/hash.js";
 import type { Store } from "../store/store.js";
@@ -52,6 +54,9 @@ export interface GcResult {
   bytes_freed: number;
   blobs_kept: number;
   trees_kept: number;
+  /** Chunks of large contents no remaining blob uses, and their stored bytes. */
+  chunks_deleted: number;
+  chunk_bytes_freed: number;
   /** Absent when there is no index file (gc does not create one). */
   index_pruned?: IndexPruned;
 }
@@ -69,7 +74,15 @@ export async function collectGarbage(
 ): Promise<GcResult> {
   const cutoff = Date.now() - graceMs;
   const live = await markReachable(store, trees);
-  const result: GcResult = { blobs_deleted: 0, trees_deleted: 0, bytes_freed: 0, blobs_kept: 0, trees_kept: 0 };
+  const result: GcResult = {
+    blobs_deleted: 0,
+    trees_deleted: 0,
+    bytes_freed: 0,
+    blobs_kept: 0,
+    trees_kept: 0,
+    chunks_deleted: 0,
+    chunk_bytes_freed: 0,
+  };
   const goneBlobs = new Set<Hash>();
   for (const kind of ["blob", "tree"] as const) {
     const keep = kind === "blob" ? live.blobs : live.trees;
@@ -87,6 +100,9 @@ export async function collectGarbage(
     if (kind === "blob") for (const hash of doomed) goneBlobs.add(hash);
     result[kind === "blob" ? "blobs_deleted" : "trees_deleted"] = deleted;
   }
+  const swept = await store.sweepChunks(cutoff);
+  result.chunks_deleted = swept.deleted;
+  result.chunk_bytes_freed = swept.bytes;
   const pruned = await pruneIndex?.(goneBlobs);
   if (pruned) result.index_pruned = pruned;
   return result;
@@ -105,9 +121,8 @@ export async function checkStore(store: Store, trees: TreeReader): Promise<FsckR
   const live = await markReachable(store, trees);
   for (const h of live.missingTrees) problems.push(`tree ${h} is referenced but missing`);
   for (const h of live.blobs) {
-    const data = await store.getBlob(h);
-    if (!data) problems.push(`blob ${h} is referenced but missing`);
-    else if (sha256(data) !== h) problems.push(`blob ${h} does not match its content hash`);
+    const problem = await checkBlob(store, h);
+    if (problem) problems.push(problem);
   }
   for (const h of live.trees) {
     if (h === EMPTY_TREE || live.missingTrees.has(h)) continue;
@@ -115,4 +130,19 @@ export async function checkStore(store: Store, trees: TreeReader): Promise<FsckR
     if (data && sha256(data) !== h) problems.push(`tree ${h} does not match its content hash`);
   }
   return { ok: problems.length === 0, problems, trees_checked: live.trees.size, blobs_checked: live.blobs.size };
+}
+
+/** Streams a blob through SHA-256 (a chunk in memory at a time); returns what is wrong, if anything. */
+async function checkBlob(store: Store, hash: Hash): Promise<string | null> {
+  const h = createHash("sha256");
+  try {
+    for await (const piece of store.blobStream(hash)) h.update(piece);
+  } catch (e) {
+    if (e instanceof AfsError && e.code === "NOT_FOUND") return `blob ${hash} is referenced but missing`;
+    // A missing chunk is named (checkIntegrity reports it too); bytes that no longer decode are damage.
+    if (e instanceof AfsError && e.details.chunk !== undefined) return `blob ${hash} cannot be read: ${e.message}`;
+    if (e instanceof AfsError && e.code === "IO_ERROR") return `blob ${hash} does not match its content hash`;
+    throw e;
+  }
+  return h.digest("hex") === hash ? null : `blob ${hash} does not match its content hash`;
 }

@@ -21,6 +21,7 @@ import {
   listDir,
   scopesInside,
 } from "../volume/dir-scan.js";
+import { storeFile } from "./blob-file.js";
 import { type EngineContext, snapshot } from "./context.js";
 import type { Snapshot } from "./snapshot.js";
 import { TreeWriter } from "./tree.js";
@@ -158,6 +159,14 @@ class BlobReader {
   async file(disk: DiskEntry): Promise<Verified> {
     const hit = this.known.get(disk.abs);
     if (hit && hit.mtime === disk.mtime && hit.size === disk.size) return hit;
+    if (disk.size > this.store.chunkBytes) {
+      // Large files stream into the store (hashed and chunked in one pass), never read whole.
+      const { hash, size } = await storeFile(this.store, disk.abs);
+      this.hashed++;
+      const v = { size, mtime: disk.mtime, hash };
+      this.known.set(disk.abs, v);
+      return v;
+    }
     const data = await readFile(disk.abs);
     this.hashed++;
     const hash = data.length === 0 ? EMPTY_SHA256 : sha256(data);

@@ -2,25 +2,14 @@
 // differ are written atomically (temp file + rename), entries the tree lacks are removed, and
 // ignored files (the directory's .gitignore/.afsignore) and version-control internals stay.
 import { randomBytes } from "node:crypto";
-import {
-  chmod,
-  lstat,
-  mkdir,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  rmdir,
-  symlink,
-  unlink,
-  writeFile,
-} from "node:fs/promises";
+import { chmod, lstat, mkdir, readlink, rename, rm, rmdir, symlink, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Entry } from "../core/entry.js";
 import { AfsError, toAfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { Store } from "../store/store.js";
 import { type DiskEntry, type IgnoreScope, listDir } from "../volume/dir-scan.js";
+import { hashFile, writeBlobFile } from "./blob-file.js";
 import type { TreeReader } from "./tree.js";
 
 export interface SyncResult {
@@ -69,7 +58,7 @@ export async function syncTree(store: Store, trees: TreeReader, root: Hash, dir:
       result.files++;
       result.bytes += entry.size;
       if (disk?.kind === "file" && disk.size === entry.size) {
-        const same = disk.mtime === entry.mtime || sha256(await readFile(abs)) === entry.hash;
+        const same = disk.mtime === entry.mtime || (await hashFile(abs)) === entry.hash;
         if (same) {
           if (disk.mode !== entry.mode) await chmod(abs, entry.mode);
           return;
@@ -78,12 +67,14 @@ export async function syncTree(store: Store, trees: TreeReader, root: Hash, dir:
     } else if (disk?.kind === "symlink" && sha256(await readlink(abs)) === entry.hash) {
       return;
     }
-    const data = await content(entry.hash, path);
+    const streamed = entry.kind === "file" && entry.size > store.chunkBytes;
+    const data = streamed ? null : await content(entry.hash, path);
     // A directory in the way goes whole: the tree has a file here.
     if (disk?.kind === "dir") await rm(abs, { recursive: true, force: true });
     const temp = join(abs, "..", tempName());
     try {
-      if (entry.kind === "symlink") await symlink(data.toString("utf8"), temp);
+      if (!data) await writeBlobFile(store, entry.hash, entry.size, temp, { mode: entry.mode, flag: "wx" });
+      else if (entry.kind === "symlink") await symlink(data.toString("utf8"), temp);
       else await writeFile(temp, data, { mode: entry.mode, flag: "wx" });
       if (entry.kind === "file") await chmod(temp, entry.mode);
       await rename(temp, abs);

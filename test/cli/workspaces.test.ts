@@ -230,3 +230,26 @@ describe("afs ws: bad input", () => {
     expect(afs.ok(["--version"])).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 });
+
+describe("afs ws import of files over AFS_MAX_FILE_BYTES", () => {
+  it("skips them with a warning naming each, or refuses the import with --strict", async () => {
+    const src = afs.tmp("capped");
+    await mkdir(join(src, "sub"), { recursive: true });
+    await writeFile(join(src, "small.txt"), "ok\n");
+    await writeFile(join(src, "sub", "huge.bin"), Buffer.alloc(64));
+    const env = { AFS_MAX_FILE_BYTES: "10" };
+
+    const strict = afs.run(["ws", "import", "capped-strict", src, "--strict"], { env });
+    expect(strict.status).not.toBe(0);
+    expect(strict.stderr).toMatch(/\/sub\/huge\.bin: 64 bytes is over the 10-byte cap \(AFS_MAX_FILE_BYTES\)/);
+    expect(afs.json<Workspace[]>(["ws", "list"]).map((w) => w.name)).not.toContain("capped-strict");
+
+    const lenient = afs.run(["ws", "import", "capped", src], { env });
+    expect(lenient.status).toBe(0);
+    expect(lenient.stderr).toMatch(/warning: skipped \/sub\/huge\.bin: 64 bytes is over the 10-byte cap/);
+    expect(lenient.stdout).toMatch(/imported 1 file/);
+    const out = afs.tmp("capped-out");
+    afs.ok(["ws", "export", "capped", out]);
+    expect(await readdir(out)).toEqual(["small.txt", "sub"]);
+  });
+});

@@ -12,9 +12,10 @@ import { sha256 } from "../../src/core/hash.js";
 import { openStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/store.js";
-import { storeContract } from "./store-contract.js";
+import { storeChunksContract } from "./store-chunks-contract.js";
+import { type StoreFactory, storeContract } from "./store-contract.js";
 
-storeContract("sqlite", async () => {
+const sqliteFactory: StoreFactory = async () => {
   const dir = await mkdtemp(join(tmpdir(), "afs-store-"));
   const store = SqliteStore.open(join(dir, "afs.db"));
   return {
@@ -24,7 +25,9 @@ storeContract("sqlite", async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
-});
+};
+storeContract("sqlite", sqliteFactory);
+storeChunksContract("sqlite", sqliteFactory);
 
 const EMPTY_ROOT = sha256("[]");
 
@@ -83,7 +86,7 @@ describe("SqliteStore", () => {
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(raw.pragma("user_version", { simple: true })).toBe(2);
+      expect(raw.pragma("user_version", { simple: true })).toBe(3);
     } finally {
       raw.close();
     }

@@ -25,7 +25,7 @@ it("migrates a version-1 store: workspaces stay, tokens become available", async
     const path = join(dir, "afs.db");
     await SqliteStore.open(path).close();
     const raw = new Database(path);
-    raw.exec("DROP TABLE tokens");
+    raw.exec("DROP TABLE tokens; DROP TABLE blob_chunks; DROP TABLE chunks");
     raw.pragma("user_version = 1");
     raw.close();
 
@@ -44,7 +44,7 @@ it("migrates a version-1 store: workspaces stay, tokens become available", async
     expect((await store.listTokens()).map((t) => t.id)).toEqual(["x"]);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    expect(check.pragma("user_version", { simple: true })).toBe(3);
     check.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ export function registerMaintenanceCommands(program: Command): void {
         const result = await afs.gc({ graceMs: flags.grace === undefined ? undefined : flags.grace * 1000 });
         emit(flags, result, (r) => {
           const lines = [
-            `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees`,
+            `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees; swept ${plural(r.chunks_deleted, "unused chunk")} (${bytes(r.chunk_bytes_freed)})`,
           ];
           const p = r.index_pruned;
           if (p) {

@@ -85,12 +85,17 @@ export function registerWorkspaceCommands(program: Command): void {
 
   leaf(ws, "import <name> <dir>", "create a workspace from a directory (honours .gitignore and .afsignore)")
     .option("--description <text>", "what the workspace is for")
-    .action((name: string, dir: string, flags: DescriptionFlags, cmd: Command) =>
+    .option(
+      "--strict",
+      "refuse the import when a file is over AFS_MAX_FILE_BYTES (default 16 GiB) instead of skipping it",
+    )
+    .action((name: string, dir: string, flags: DescriptionFlags & { strict?: boolean }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const bar = progressBar("importing");
         const result = await afs
-          .importDirectory(name, dir, { description: flags.description, onProgress: bar.update })
+          .importDirectory(name, dir, { description: flags.description, onProgress: bar.update, strict: flags.strict })
           .finally(() => bar.stop());
+        for (const s of result.skipped) process.stderr.write(`afs: warning: skipped ${s.path}: ${s.reason}\n`);
         emit(
           flags,
           result,

@@ -1,0 +1,290 @@
+// Blobs in the SQLite store: small ones inline in `blobs.data`, large ones (over CHUNK_BYTES) as
+// rows of `blob_chunks` naming chunks in `chunks`, so no value grows past a few MiB and ranges
+// read only the chunks they cover. A chunked blob's row has an empty `data` and its real size;
+// inline values and chunks may be deflated (blob-codec.ts: shorter than their size means so).
+import { createHash } from "node:crypto";
+import type Database from "better-sqlite3";
+import { AfsError } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
+import { decode, encode } from "./blob-codec.js";
+import { CHUNK_BYTES, type ChunkRef, chunksOf, MAX_WHOLE_BLOB_BYTES, storeStream, tooLargeWhole } from "./chunking.js";
+
+/** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
+export const CHUNKS_MIGRATION = `
+  CREATE TABLE chunks (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, created_at INTEGER NOT NULL, data BLOB NOT NULL);
+  CREATE TABLE blob_chunks (
+    blob TEXT NOT NULL REFERENCES blobs(hash) ON DELETE CASCADE,
+    start INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    chunk TEXT NOT NULL,
+    PRIMARY KEY (blob, start)
+  ) WITHOUT ROWID;
+  CREATE INDEX blob_chunks_by_chunk ON blob_chunks(chunk);
+`;
+
+/** Layout rows per query while streaming, so no statement stays open across an await. */
+const LAYOUT_PAGE = 64;
+
+type Guard = <T>(fn: () => T) => T;
+/** `stored` is length(data), read without loading the bytes: 0 with size > 0 means chunked. */
+type BlobMeta = { size: number; stored: number };
+
+function prepare(db: Database.Database) {
+  return {
+    meta: db.prepare<[Hash], BlobMeta>("SELECT size, length(data) AS stored FROM blobs WHERE hash = ?"),
+    inline: db.prepare<[Hash], Buffer>("SELECT data FROM blobs WHERE hash = ?").pluck(),
+    inlineRange: db
+      .prepare<[number, number, Hash], Buffer>("SELECT substr(data, ?, ?) FROM blobs WHERE hash = ?")
+      .pluck(),
+    putBlob: db.prepare<[Hash, number, number, Buffer]>(
+      "INSERT OR IGNORE INTO blobs (hash, size, created_at, data) VALUES (?, ?, ?, ?)",
+    ),
+    putLayout: db.prepare<[Hash, number, number, Hash]>(
+      "INSERT INTO blob_chunks (blob, start, size, chunk) VALUES (?, ?, ?, ?)",
+    ),
+    putChunk: db.prepare<[Hash, number, number, Buffer]>(
+      "INSERT OR IGNORE INTO chunks (hash, size, created_at, data) VALUES (?, ?, ?, ?)",
+    ),
+    hasChunk: db.prepare<[Hash], number>("SELECT 1 FROM chunks WHERE hash = ?").pluck(),
+    chunksPresent: db
+      .prepare<[string], number>("SELECT count(*) FROM chunks WHERE hash IN (SELECT value FROM json_each(?))")
+      .pluck(),
+    // The chunk holding byte `start`: the last one starting at or before it (O(log n) on the key).
+    firstStart: db
+      .prepare<[Hash, number], number | null>("SELECT max(start) FROM blob_chunks WHERE blob = ? AND start <= ?")
+      .pluck(),
+    layout: db.prepare<[Hash, number, number, number], ChunkRef>(
+      "SELECT start, size, chunk AS hash FROM blob_chunks WHERE blob = ? AND start >= ? AND start < ? ORDER BY start LIMIT ?",
+    ),
+    chunk: db.prepare<[Hash], { size: number; data: Buffer }>("SELECT size, data FROM chunks WHERE hash = ?"),
+    orphans: db.prepare<[number], { n: number; bytes: number }>(
+      "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM chunks c WHERE created_at < ?" +
+        " AND NOT EXISTS (SELECT 1 FROM blob_chunks b WHERE b.chunk = c.hash)",
+    ),
+    deleteOrphans: db.prepare<[number]>(
+      "DELETE FROM chunks WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM blob_chunks b WHERE b.chunk = chunks.hash)",
+    ),
+    missingChunks: db.prepare<[], { blob: Hash; start: number; chunk: Hash }>(
+      "SELECT blob, start, chunk FROM blob_chunks b WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = b.chunk)" +
+        " ORDER BY blob, start",
+    ),
+    badLayouts: db.prepare<[], { hash: Hash; size: number; laid: number }>(
+      "SELECT b.hash, b.size, coalesce(sum(l.size), 0) AS laid FROM blobs b LEFT JOIN blob_chunks l ON l.blob = b.hash" +
+        " WHERE b.size > 0 AND length(b.data) = 0 GROUP BY b.hash HAVING laid <> b.size",
+    ),
+    allChunks: db.prepare<[], { hash: Hash; size: number; data: Buffer }>("SELECT hash, size, data FROM chunks"),
+    chunkUsers: db.prepare<[Hash], { blob: Hash; start: number }>(
+      "SELECT blob, start FROM blob_chunks WHERE chunk = ? ORDER BY blob, start LIMIT 5",
+    ),
+  };
+}
+
+export class SqliteBlobs {
+  readonly chunkBytes = CHUNK_BYTES;
+  private readonly st: ReturnType<typeof prepare>;
+  private readonly putTx: Database.Transaction<(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void>;
+  private readonly linkTx: Database.Transaction<(hash: Hash, size: number, chunks: readonly ChunkRef[]) => void>;
+  private readonly sweepTx: Database.Transaction<(createdBefore: number) => { deleted: number; bytes: number }>;
+
+  constructor(
+    db: Database.Database,
+    private readonly guard: Guard,
+  ) {
+    const st = prepare(db);
+    this.st = st;
+    this.putTx = db.transaction((blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => {
+      const now = Date.now();
+      for (const { hash, data } of blobs) {
+        const buf = toBuffer(data);
+        if (st.meta.get(hash)) continue;
+        if (buf.byteLength <= this.chunkBytes) {
+          st.putBlob.run(hash, buf.byteLength, now, encode(buf));
+          continue;
+        }
+        const pieces = chunksOf(buf, this.chunkBytes);
+        for (const p of pieces) this.putChunk(p.ref.hash, p.data, now);
+        this.link(
+          hash,
+          buf.byteLength,
+          pieces.map((p) => p.ref),
+          now,
+        );
+      }
+    });
+    this.linkTx = db.transaction((hash: Hash, size: number, chunks: readonly ChunkRef[]) => {
+      // gc may have swept a chunk that was already present (an orphan) between its put and now.
+      const distinct = [...new Set(chunks.map((c) => c.hash))];
+      if (st.chunksPresent.get(JSON.stringify(distinct)) !== distinct.length) {
+        throw new AfsError(
+          "CONFLICT",
+          `chunks of content ${hash} were removed by a concurrent gc while it was stored; retry`,
+          {
+            hash,
+          },
+        );
+      }
+      this.link(hash, size, chunks, Date.now());
+    });
+    this.sweepTx = db.transaction((createdBefore: number) => {
+      const { n, bytes } = st.orphans.get(createdBefore) ?? { n: 0, bytes: 0 };
+      if (n > 0) st.deleteOrphans.run(createdBefore);
+      return { deleted: n, bytes };
+    });
+  }
+
+  put(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): void {
+    if (blobs.length > 0) this.guard(() => this.putTx.immediate(blobs));
+  }
+
+  async putStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }> {
+    return storeStream(source, this.chunkBytes, {
+      putChunk: (hash, data) => {
+        this.guard(() => this.putChunk(hash, data, Date.now()));
+      },
+      putInline: (hash, data) => this.put([{ hash, data }]),
+      putChunked: (hash, size, chunks) => this.guard(() => this.linkTx.immediate(hash, size, chunks)),
+    });
+  }
+
+  size(hash: Hash): number | null {
+    return this.guard(() => this.st.meta.get(hash)?.size ?? null);
+  }
+
+  get(hash: Hash): Buffer | null {
+    return this.guard(() => {
+      const meta = this.st.meta.get(hash);
+      if (!meta) return null;
+      // Also for a large blob stored inline by the previous layout: the cap is about callers' memory.
+      if (meta.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, meta.size);
+      return isChunked(meta) ? this.range(hash, 0, meta.size) : this.inline(hash, meta);
+    });
+  }
+
+  range(hash: Hash, offset: number, length: number): Buffer | null {
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
+      throw new AfsError("INVALID_ARGUMENT", `a range needs a whole offset and length ≥ 0 (got ${offset}, ${length})`);
+    }
+    if (length > MAX_WHOLE_BLOB_BYTES) {
+      throw new AfsError(
+        "QUOTA_EXCEEDED",
+        `a range read returns at most ${MAX_WHOLE_BLOB_BYTES} bytes; read smaller ranges`,
+        {
+          limit: MAX_WHOLE_BLOB_BYTES,
+        },
+      );
+    }
+    return this.guard(() => {
+      const meta = this.st.meta.get(hash);
+      if (!meta) return null;
+      const end = Math.min(meta.size, offset + length);
+      if (end <= offset) return Buffer.alloc(0);
+      if (meta.stored < meta.size && !isChunked(meta)) return this.inline(hash, meta).subarray(offset, end);
+      if (!isChunked(meta)) return this.st.inlineRange.get(offset + 1, end - offset, hash) ?? Buffer.alloc(0);
+      const out = Buffer.allocUnsafe(end - offset);
+      const first = this.st.firstStart.get(hash, offset) ?? 0;
+      let filled = 0;
+      for (const ref of this.st.layout.all(hash, first, end, Number.MAX_SAFE_INTEGER)) {
+        const from = Math.max(offset, ref.start);
+        const to = Math.min(end, ref.start + ref.size);
+        const data = this.chunk(hash, ref).subarray(from - ref.start, to - ref.start);
+        data.copy(out, from - offset);
+        filled += data.byteLength;
+      }
+      if (filled !== end - offset) throw badLayout(hash);
+      return out;
+    });
+  }
+
+  /** The blob's bytes chunk by chunk; NOT_FOUND when it is not stored. */
+  async *stream(hash: Hash): AsyncGenerator<Buffer> {
+    const meta = this.guard(() => this.st.meta.get(hash));
+    if (!meta) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
+    if (!isChunked(meta)) {
+      const data = this.guard(() => this.inline(hash, meta));
+      if (data.byteLength > 0) yield data;
+      return;
+    }
+    let next = 0;
+    while (next < meta.size) {
+      const page = this.guard(() => this.st.layout.all(hash, next, meta.size, LAYOUT_PAGE));
+      if (page[0]?.start !== next) throw badLayout(hash);
+      for (const ref of page) {
+        if (ref.start !== next) throw badLayout(hash);
+        const data = this.guard(() => this.chunk(hash, ref));
+        next += data.byteLength;
+        yield data;
+      }
+    }
+  }
+
+  /** Deletes chunks no blob uses, older than `createdBefore` (younger ones may belong to a put in flight). */
+  sweep(createdBefore: number): { deleted: number; bytes: number } {
+    return this.guard(() => this.sweepTx.immediate(createdBefore));
+  }
+
+  /** Missing and corrupt chunks and broken layouts, each naming the blob it belongs to. */
+  problems(): string[] {
+    return this.guard(() => {
+      const problems: string[] = [];
+      for (const m of this.st.missingChunks.all()) {
+        problems.push(`blob ${m.blob}: chunk ${m.chunk} at byte ${m.start} is missing`);
+      }
+      for (const b of this.st.badLayouts.all()) {
+        problems.push(`blob ${b.hash}: its chunks hold ${b.laid} bytes, not its ${b.size}`);
+      }
+      // The connection is busy while iterating, so the owners of bad chunks are looked up after.
+      const bad: Hash[] = [];
+      for (const c of this.st.allChunks.iterate()) {
+        let raw: Buffer | null = null;
+        try {
+          raw = decode(c.data, c.size, `chunk ${c.hash}`);
+        } catch {}
+        if (!raw || createHash("sha256").update(raw).digest("hex") !== c.hash) bad.push(c.hash);
+      }
+      for (const c of bad) {
+        const users = this.st.chunkUsers.all(c);
+        const where = users.map((u) => `blob ${u.blob} at byte ${u.start}`).join(", ") || "no blob";
+        problems.push(`chunk ${c} (in ${where}) does not match its content hash`);
+      }
+      return problems;
+    });
+  }
+
+  /** Stores a chunk unless present: looking first spares binding 4 MiB (and deflating) for zero runs. */
+  private putChunk(hash: Hash, data: Buffer, now: number): void {
+    if (this.st.hasChunk.get(hash) === undefined) this.st.putChunk.run(hash, data.byteLength, now, encode(data));
+  }
+
+  private inline(hash: Hash, meta: BlobMeta): Buffer {
+    const stored = this.st.inline.get(hash);
+    if (!stored) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
+    return decode(stored, meta.size, `content ${hash}`);
+  }
+
+  private chunk(blob: Hash, ref: ChunkRef): Buffer {
+    const row = this.st.chunk.get(ref.hash);
+    if (!row) throw missingChunk(blob, ref);
+    return decode(row.data, row.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+  }
+
+  private link(hash: Hash, size: number, chunks: readonly ChunkRef[], now: number): void {
+    if (this.st.putBlob.run(hash, size, now, EMPTY).changes === 0) return;
+    for (const c of chunks) this.st.putLayout.run(hash, c.start, c.size, c.hash);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+const isChunked = (meta: BlobMeta): boolean => meta.size > 0 && meta.stored === 0;
+
+const missingChunk = (hash: Hash, ref: ChunkRef): AfsError =>
+  new AfsError("IO_ERROR", `chunk ${ref.hash} at byte ${ref.start} of content ${hash} is missing; run afs fsck`, {
+    hash,
+    chunk: ref.hash,
+    start: ref.start,
+  });
+
+const badLayout = (hash: Hash): AfsError =>
+  new AfsError("IO_ERROR", `the chunk list of content ${hash} has a gap; run afs fsck`, { hash });
+
+const toBuffer = (data: Uint8Array): Buffer =>
+  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
