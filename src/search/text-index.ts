@@ -43,8 +43,13 @@ export interface TextIndex {
    * (verify before reporting), never missing one. Indexes any blob not indexed yet first.
    */
   candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>>;
-  /** A blob's text (decoded UTF-8), or null for binary content; kept in a bounded cache. */
+  /** A blob's text (decoded UTF-8), or null for binary content. */
   text(hash: Hash): Promise<string | null>;
+  /**
+   * An indexed text blob's UTF-8 bytes as a latin1 string (one unit per byte, so searching it needs
+   * no decode), kept in a bounded cache; null when the blob is not an indexed text (binary, too large).
+   */
+  view(hash: Hash): Promise<string | null>;
   status(): Promise<TextIndexStatus>;
   /** Forgets everything indexed (for a rebuild); the next search or build indexes afresh. */
   clear(): Promise<void>;

@@ -81,11 +81,17 @@ const WORDS = [
   "zzrare",
   "ZZRARE",
   "日本",
+  "\u{1F600}",
+  "2024",
+  "07",
 ];
 
 const line = fc.array(fc.constantFrom(...WORDS), { maxLength: 7 }).map((ws) => ws.join(""));
+// Now and then a large file (past the byte scan's 64 KiB segments) or one very long line.
 const file = fc.record({
   lines: fc.array(line, { maxLength: 8 }),
+  repeat: fc.nat(11).map((n) => (n === 0 ? 2500 : 1)),
+  longLine: fc.option(line, { freq: 8, nil: undefined }),
   crlf: fc.boolean(),
   bom: fc.boolean(),
   finalNewline: fc.boolean(),
@@ -123,6 +129,30 @@ const REGEXES = [
   "^\\s*$",
   "\\Qab.\\E",
   "[^a]bc",
+  "\\d{4}-\\d\\d",
+  "\\d+",
+  "\\D\\d",
+  "[^\\s]+\\.",
+  "\\S\\s\\S",
+  "\\W\\w",
+  ".\\B",
+  "\\B.",
+  "é.",
+  ".\\b",
+  "[a-c]+\\d*",
+  "(?:ab|cd)e",
+  "ab\\.",
+  "x*",
+  "[\\t ]b",
+  "[^\\n]c",
+  "\\s+\\w+ing\\b",
+  "a.{1,3}c",
+  "[é日]",
+  ".\\x{1F600}",
+  "\\r",
+  "\\s$",
+  "Testing|foo",
+  "\\\\",
 ];
 
 const args: fc.Arbitrary<GrepArgs> = fc
@@ -180,7 +210,9 @@ describe("grep through the content index", () => {
         expect(volume.textIndex).toBeDefined();
         for (const [path, f] of files) {
           const eol = f.crlf ? "\r\n" : "\n";
-          let text = (f.bom ? "\uFEFF" : "") + f.lines.join(eol) + (f.finalNewline && f.lines.length > 0 ? eol : "");
+          const lines = Array.from({ length: f.repeat }, () => f.lines).flat();
+          if (f.longLine !== undefined) lines.push(f.longLine.repeat(20_000));
+          let text = (f.bom ? "\uFEFF" : "") + lines.join(eol) + (f.finalNewline && lines.length > 0 ? eol : "");
           if (f.binary) text = `${text}\0`;
           await volume.writeFile(path, Buffer.from(text), { op: "write" });
         }

@@ -57,13 +57,15 @@ interface Known {
 export interface SqliteTextIndexOptions {
   /** Blobs larger than this are not indexed (searches scan them). Default 64 MiB. */
   maxIndexBytes?: number;
-  /** Text cache budget in UTF-16 units; default from AFS_TEXT_CACHE_MB or 64 Mi. */
+  /** Text cache budget in bytes of text; default from AFS_TEXT_CACHE_MB or 256 MiB. */
   cacheUnits?: number;
 }
 
 /** Bytes of text per indexing transaction: bounds memory, and lets progress move. */
 const BATCH_BYTES = 16 * 1024 * 1024;
 const LOOKUP_CHUNK = 500;
+/** How much of a blob decodeText looks at for a NUL, the mark of binary content. */
+const BINARY_SNIFF_BYTES = 8192;
 const MAX_KNOWN = 1_000_000;
 
 export class SqliteTextIndex implements TextIndex {
@@ -115,12 +117,20 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   async text(hash: Hash): Promise<string | null> {
+    const view = this.cache.get(hash);
+    if (view !== undefined) return Buffer.from(view, "latin1").toString("utf8");
+    if (this.known.get(hash)?.state === State.Binary) return null;
+    return decodeText(await this.blob(hash));
+  }
+
+  async view(hash: Hash): Promise<string | null> {
     const cached = this.cache.get(hash);
     if (cached !== undefined) return cached;
-    if (this.known.get(hash)?.state === State.Binary) return null;
-    const text = decodeText(await this.blob(hash));
-    if (text !== null) this.cache.set(hash, text);
-    return text;
+    if (this.known.get(hash)?.state !== State.Text) return null;
+    // Indexed as text, so valid UTF-8: no need to decode it again.
+    const view = (await this.blob(hash)).toString("latin1");
+    this.cache.set(hash, view);
+    return view;
   }
 
   async status(): Promise<TextIndexStatus> {
@@ -230,7 +240,9 @@ export class SqliteTextIndex implements TextIndex {
   /** One transaction: each blob's row, and its trigrams unless another writer got there first. */
   private write(batch: readonly { hash: Hash; data: Buffer; text: string | null }[], result: TextIndexBuild): void {
     const rows = batch.map(({ hash, data, text }) => {
-      const state = text !== null ? State.Text : data.length > this.maxIndexBytes ? State.Large : State.Binary;
+      // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
+      const large = data.length > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+      const state = text !== null ? State.Text : large ? State.Large : State.Binary;
       return { hash, bytes: data.length, state, grams: text !== null ? trigramDocument(text) : "" };
     });
     this.st.db
@@ -250,8 +262,8 @@ export class SqliteTextIndex implements TextIndex {
         }
       })
       .immediate();
-    // The texts just decoded are what the search is about to verify.
-    for (const { hash, text } of batch) if (text !== null) this.cache.set(hash, text);
+    // The texts just indexed are what the search is about to verify.
+    for (const { hash, data, text } of batch) if (text !== null) this.cache.set(hash, data.toString("latin1"));
   }
 
   private async blob(hash: Hash): Promise<Buffer> {

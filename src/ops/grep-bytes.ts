@@ -1,0 +1,162 @@
+// grep over a text's UTF-8 bytes held as a latin1 string (one unit per byte): a fixed string is
+// found with indexOf, a regex with its byte translation (search/byte-regex.ts), and only the lines
+// reported are decoded. Returns null when it cannot answer exactly; the caller then decodes and scans.
+import { byteSource, caselessSource } from "../search/byte-regex.js";
+import type { Lit } from "../search/required-literals.js";
+import type { MatcherOptions } from "./regex.js";
+
+/** How a pattern is found in bytes; built once per search. */
+export interface ByteMatcher {
+  /** Offset of the next place at or after `from` where a line that may match holds its required text, or -1. */
+  find: ((view: string, from: number) => number) | null;
+  /** When above 0, `find` finds the whole pattern (a fixed string) and this is its length in bytes. */
+  exactLength: number;
+  /** The exact pattern over the bytes of one line (global, for lastIndex); null: ask the line matcher. */
+  line: RegExp | null;
+  /** Exec time counters: an exec that takes long means V8 fell back to its slow linear engine. */
+  strikes: number;
+}
+
+/** Slow execs tolerated in one search before the byte path gives up (each one is bounded). */
+const MAX_STRIKES = 8;
+const SLOW_EXEC_MS = 20;
+/** Regex execs without a literal run on pieces of about this size, cut at line ends. */
+const SEGMENT = 64 * 1024;
+const BOM = "\xef\xbb\xbf";
+const CR = 13;
+
+const latin1 = (s: string): string => Buffer.from(s, "utf8").toString("latin1");
+
+/** A literal (from required-literals) as a byte finder. */
+function literalFinder(lits: readonly Lit[]): ByteMatcher["find"] {
+  const sources: string[] = [];
+  for (const l of lits) {
+    if (l.plain !== null) sources.push(latin1(l.plain).replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&"));
+    else {
+      const src = caselessSource(l.key);
+      if (src === null) return null;
+      sources.push(src);
+    }
+  }
+  const only = lits.length === 1 ? lits[0]?.plain : null;
+  if (only !== null && only !== undefined) {
+    const needle = latin1(only);
+    return (view, from) => view.indexOf(needle, from);
+  }
+  // Literal characters and small classes only: this RegExp runs in linear time.
+  const re = new RegExp(sources.join("|"), "g");
+  return (view, from) => {
+    re.lastIndex = from;
+    return re.exec(view)?.index ?? -1;
+  };
+}
+
+/**
+ * The byte matcher for a pattern, or null when bytes cannot be searched exactly (then the text is
+ * decoded). `lits`: the literals one of which every match holds (null: none).
+ */
+export function byteMatcher(o: MatcherOptions, lits: readonly Lit[] | null): ByteMatcher | null {
+  const plainPattern = o.mode === "fixed" && !o.word && !o.line;
+  if (plainPattern && !o.pattern.includes("\n")) {
+    if (!o.ignoreCase) {
+      const needle = latin1(o.pattern);
+      return { find: (view, from) => view.indexOf(needle, from), exactLength: needle.length, line: null, strikes: 0 };
+    }
+    const src = caselessSource(o.pattern);
+    if (src !== null) {
+      const re = new RegExp(src, "g");
+      // Each spelling has its own byte length; the line regex tells whether the hit ends within the line.
+      return { find: null, exactLength: 0, line: re, strikes: 0 };
+    }
+  }
+  const find = lits ? literalFinder(lits) : null;
+  const exact = o.mode === "regexp" && !o.ignoreCase && !o.word && !o.line ? byteSource(o.pattern) : null;
+  if (exact !== null) return { find, exactLength: 0, line: new RegExp(exact, "g"), strikes: 0 };
+  // Without an exact translation, lines are found by a literal and checked by the line matcher.
+  return find ? { find, exactLength: 0, line: null, strikes: 0 } : null;
+}
+
+export interface ViewOptions {
+  /** Most lines to select; at least 1. */
+  max: number;
+  /** Lines up to this number are skipped (a cursor's resume point). */
+  after: number;
+  /** Line numbers are needed (otherwise reported as 0, which saves counting line ends). */
+  numbered: boolean;
+  /** The decoded text of selected lines is needed. */
+  withText: boolean;
+  /** The exact test of one decoded line, for hits the byte matcher cannot decide. */
+  matches: (line: string) => boolean;
+}
+
+const decodeRange = (view: string, start: number, end: number): string =>
+  Buffer.from(view.slice(start, end), "latin1").toString("utf8");
+
+/** The selected lines of a view, in order, or null when the byte path gave up (too slow a regex). */
+export function selectInView(view: string, m: ByteMatcher, o: ViewOptions): { line: number; text: string }[] | null {
+  const out: { line: number; text: string }[] = [];
+  const body = view.startsWith(BOM) ? BOM.length : 0;
+  const end = view.length;
+  let lineNo = 1;
+  let counted = body;
+  const numberOf = (lineStart: number): number => {
+    for (let nl = view.indexOf("\n", counted); nl !== -1 && nl < lineStart; nl = view.indexOf("\n", nl + 1)) lineNo++;
+    counted = lineStart;
+    return lineNo;
+  };
+  // A regex without a literal runs on segments, so one exec never scans more than a segment.
+  let segStart = body;
+  let segEnd = body;
+  let seg = "";
+  const timed = (re: RegExp, s: string, from: number): RegExpExecArray | null => {
+    re.lastIndex = from;
+    const t = performance.now();
+    const r = re.exec(s);
+    if (performance.now() - t > SLOW_EXEC_MS) m.strikes++;
+    return r;
+  };
+  let from = body;
+  while (from < end && out.length < o.max) {
+    if (m.strikes > MAX_STRIKES) return null;
+    let hit: number;
+    let hitEnd = -1;
+    if (m.find) {
+      hit = m.find(view, from);
+      if (hit === -1) break;
+    } else {
+      const re = m.line as RegExp;
+      if (from >= segEnd) {
+        segStart = from;
+        const cut = view.indexOf("\n", from + SEGMENT);
+        segEnd = cut === -1 ? end : cut + 1;
+        seg = view.slice(segStart, segEnd);
+      }
+      const r = timed(re, seg, from - segStart);
+      if (!r) {
+        from = segEnd;
+        continue;
+      }
+      hit = segStart + r.index;
+      hitEnd = hit + r[0].length;
+    }
+    const lineStart = hit === from ? from : Math.max(from, view.lastIndexOf("\n", hit - 1) + 1);
+    const nl = view.indexOf("\n", hit);
+    const lineEnd = nl === -1 ? end : nl;
+    const textEnd = nl > lineStart && view.charCodeAt(nl - 1) === CR ? nl - 1 : lineEnd;
+    // The empty place after a final LF is not a line.
+    if (hit >= end && (hit === body || view.charCodeAt(end - 1) === 10)) break;
+    let isMatch: boolean;
+    if (m.exactLength > 0) isMatch = hit + m.exactLength <= textEnd || o.matches(decodeRange(view, lineStart, textEnd));
+    else if (m.line && (!m.find ? hitEnd > textEnd : true))
+      isMatch = timed(m.line, view.slice(lineStart, textEnd), 0) !== null;
+    else if (m.line) isMatch = true;
+    else isMatch = o.matches(decodeRange(view, lineStart, textEnd));
+    if (isMatch) {
+      const line = o.numbered ? numberOf(lineStart) : 0;
+      if (!o.numbered || line > o.after)
+        out.push({ line, text: o.withText ? decodeRange(view, lineStart, textEnd) : "" });
+    }
+    from = nl === -1 ? end : nl + 1;
+  }
+  return out;
+}
