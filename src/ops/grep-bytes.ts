@@ -1,8 +1,11 @@
 // grep over a text's UTF-8 bytes held as a latin1 string (one unit per byte): a fixed string is
 // found with indexOf, a regex with its byte translation (search/byte-regex.ts), and only the lines
 // reported are decoded. Returns null when it cannot answer exactly; the caller then decodes and scans.
+
+import { WeightedLru } from "../core/lru.js";
 import { byteSource, caselessSource } from "../search/byte-regex.js";
 import type { Lit } from "../search/required-literals.js";
+import { blockBounds } from "../search/text-blocks.js";
 import type { MatcherOptions } from "./regex.js";
 
 /** How a pattern is found in bytes; built once per search. */
@@ -77,6 +80,8 @@ export function byteMatcher(o: MatcherOptions, lits: readonly Lit[] | null): Byt
 }
 
 export interface ViewOptions {
+  /** The blob's content hash: what is worked out about its blocks is kept under it. */
+  key: string;
   /** Most lines to select; at least 1. */
   max: number;
   /** Lines up to this number are skipped (a cursor's resume point). */
@@ -92,18 +97,116 @@ export interface ViewOptions {
 const decodeRange = (view: string, start: number, end: number): string =>
   Buffer.from(view.slice(start, end), "latin1").toString("utf8");
 
-/** The selected lines of a view, in order, or null when the byte path gave up (too slow a regex). */
-export function selectInView(view: string, m: ByteMatcher, o: ViewOptions): { line: number; text: string }[] | null {
-  const out: { line: number; text: string }[] = [];
-  const body = view.startsWith(BOM) ? BOM.length : 0;
-  const end = view.length;
+/** A view's block boundaries and the number of the first line of each block, kept per blob. */
+interface Blocks {
+  bounds: number[];
+  /** Computed when a numbered search first needs them (counting line ends costs a pass). */
+  firstLines: Int32Array | null;
+}
+
+// Per content hash, so never stale; small (a number per 64 KiB of text).
+const blocksOf = new WeightedLru<string, Blocks>(1 << 20, (b) => b.bounds.length);
+
+function viewBlocks(key: string, view: string): Blocks {
+  let b = blocksOf.get(key);
+  if (!b || b.bounds[b.bounds.length - 1] !== view.length) {
+    b = { bounds: blockBounds(view.length, (from) => view.indexOf("\n", from)), firstLines: null };
+    blocksOf.set(key, b);
+  }
+  return b;
+}
+
+function firstLines(view: string, b: Blocks): Int32Array {
+  if (b.firstLines) return b.firstLines;
+  const first = new Int32Array(b.bounds.length);
+  let line = 1;
+  for (let k = 0; k + 1 < b.bounds.length; k++) {
+    first[k] = line;
+    const end = b.bounds[k + 1] as number;
+    for (let nl = view.indexOf("\n", b.bounds[k]); nl !== -1 && nl < end; nl = view.indexOf("\n", nl + 1)) line++;
+  }
+  b.firstLines = first;
+  return first;
+}
+
+/** Byte ranges [start, end, first block] of these blocks of a view, adjacent ones joined. */
+function blockRanges(view: string, bounds: readonly number[], blocks: readonly number[]): [number, number, number][] {
+  const ranges: [number, number, number][] = [];
+  for (const b of blocks) {
+    const start = bounds[b];
+    const end = bounds[b + 1];
+    // A block this cut does not know means the index cut differently: search everything.
+    if (start === undefined || end === undefined) return [[0, view.length, 0]];
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === start) last[1] = end;
+    else ranges.push([start, end, b]);
+  }
+  return ranges;
+}
+
+type Selected = { line: number; text: string };
+
+/**
+ * The selected lines of a view, in order, or null when the byte path gave up (too slow a regex).
+ * `blocks`: the only blocks that may hold a matching line (null: all of them).
+ */
+export function selectInView(
+  view: string,
+  m: ByteMatcher,
+  blocks: readonly number[] | null,
+  o: ViewOptions,
+): Selected[] | null {
+  const out: Selected[] = [];
+  const bom = view.startsWith(BOM) ? BOM.length : 0;
+  // Line numbers count line ends once, from the start to each selected line, across the ranges.
   let lineNo = 1;
-  let counted = body;
+  let counted = bom;
   const numberOf = (lineStart: number): number => {
     for (let nl = view.indexOf("\n", counted); nl !== -1 && nl < lineStart; nl = view.indexOf("\n", nl + 1)) lineNo++;
     counted = lineStart;
     return lineNo;
   };
+  const known = blocks === null ? null : viewBlocks(o.key, view);
+  const select = (lineStart: number, textEnd: number): boolean => {
+    const line = o.numbered ? numberOf(lineStart) : 0;
+    if (o.numbered && line <= o.after) return false;
+    out.push({ line, text: o.withText ? decodeRange(view, lineStart, textEnd) : "" });
+    return true;
+  };
+  const ranges = known === null || blocks === null ? [[0, view.length, 0]] : blockRanges(view, known.bounds, blocks);
+  for (const [start, end, block] of ranges as [number, number, number][]) {
+    // Numbering skips the blocks before this range rather than counting their line ends.
+    if (o.numbered && known && start > counted) {
+      lineNo = firstLines(view, known)[block] as number;
+      counted = start;
+    }
+    // A range is searched as a slice (no copy in V8), so no finder runs past it.
+    const slice = start === 0 && end === view.length ? view : view.slice(start, end);
+    if (
+      !selectInRange(slice, start === 0 ? bom : 0, m, o.max - out.length, o.matches, (s, e) =>
+        select(s + start, e + start),
+      )
+    ) {
+      return null;
+    }
+    if (out.length >= o.max) break;
+  }
+  return out;
+}
+
+/**
+ * Calls `select` with the [start, end) of each line of `view` (from `body` on) that matches, until
+ * it has taken `max` (it returns false for a line it passes over); false when the byte path gave up.
+ */
+function selectInRange(
+  view: string,
+  body: number,
+  m: ByteMatcher,
+  max: number,
+  matches: (line: string) => boolean,
+  select: (start: number, end: number) => boolean,
+): boolean {
+  const end = view.length;
   // A regex without a literal runs on segments, so one exec never scans more than a segment.
   let segStart = body;
   let segEnd = body;
@@ -115,9 +218,10 @@ export function selectInView(view: string, m: ByteMatcher, o: ViewOptions): { li
     if (performance.now() - t > SLOW_EXEC_MS) m.strikes++;
     return r;
   };
+  let selected = 0;
   let from = body;
-  while (from < end && out.length < o.max) {
-    if (m.strikes > MAX_STRIKES) return null;
+  while (from < end && selected < max) {
+    if (m.strikes > MAX_STRIKES) return false;
     let hit: number;
     let hitEnd = -1;
     if (m.find) {
@@ -139,24 +243,20 @@ export function selectInView(view: string, m: ByteMatcher, o: ViewOptions): { li
       hit = segStart + r.index;
       hitEnd = hit + r[0].length;
     }
+    // The empty place after a final LF is not a line.
+    if (hit >= end && (hit === body || view.charCodeAt(end - 1) === 10)) break;
     const lineStart = hit === from ? from : Math.max(from, view.lastIndexOf("\n", hit - 1) + 1);
     const nl = view.indexOf("\n", hit);
     const lineEnd = nl === -1 ? end : nl;
     const textEnd = nl > lineStart && view.charCodeAt(nl - 1) === CR ? nl - 1 : lineEnd;
-    // The empty place after a final LF is not a line.
-    if (hit >= end && (hit === body || view.charCodeAt(end - 1) === 10)) break;
     let isMatch: boolean;
-    if (m.exactLength > 0) isMatch = hit + m.exactLength <= textEnd || o.matches(decodeRange(view, lineStart, textEnd));
-    else if (m.line && (!m.find ? hitEnd > textEnd : true))
-      isMatch = timed(m.line, view.slice(lineStart, textEnd), 0) !== null;
-    else if (m.line) isMatch = true;
-    else isMatch = o.matches(decodeRange(view, lineStart, textEnd));
-    if (isMatch) {
-      const line = o.numbered ? numberOf(lineStart) : 0;
-      if (!o.numbered || line > o.after)
-        out.push({ line, text: o.withText ? decodeRange(view, lineStart, textEnd) : "" });
-    }
+    if (m.exactLength > 0) isMatch = hit + m.exactLength <= textEnd || matches(decodeRange(view, lineStart, textEnd));
+    // A regex hit that ends within the line's text is a match; others are tried on the line alone.
+    else if (m.line)
+      isMatch = (!m.find && hitEnd <= textEnd) || timed(m.line, view.slice(lineStart, textEnd), 0) !== null;
+    else isMatch = matches(decodeRange(view, lineStart, textEnd));
+    if (isMatch && select(lineStart, textEnd)) selected++;
     from = nl === -1 ? end : nl + 1;
   }
-  return out;
+  return true;
 }

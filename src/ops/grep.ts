@@ -148,9 +148,11 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   // Targets with a known hash are narrowed by the index; the others (files changed on an attached
   // directory since they were recorded) are all read.
   const hashed = targets.filter((t) => t.sha256).map((t) => t.sha256 as Hash);
+  let candidates: Map<Hash, readonly number[] | null> | null = null;
   if (index && !invert && plan.query.op !== "all" && hashed.length > 0) {
-    const candidates = await index.candidates(hashed, plan.query);
-    targets = targets.filter((t) => !t.sha256 || candidates.has(t.sha256));
+    const found = await index.candidates(hashed, plan.query);
+    targets = targets.filter((t) => !t.sha256 || found.has(t.sha256));
+    candidates = found;
   }
   // Sorted after the index has narrowed them: usually far fewer than were walked.
   targets.sort((a, b) => byString(a.path, b.path));
@@ -171,7 +173,8 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
     const view = bytes && index && target.sha256 ? await index.view(target.sha256) : null;
     const lines =
       bytes && view !== null
-        ? selectInView(view, bytes, {
+        ? selectInView(view, bytes, (target.sha256 && candidates?.get(target.sha256)) || null, {
+            key: target.sha256 as string,
             max:
               output === "files"
                 ? 1

@@ -40,9 +40,10 @@ export interface TextIndex {
   build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild>;
   /**
    * The blobs among `hashes` whose text may satisfy `query`: a superset of those that do
-   * (verify before reporting), never missing one. Indexes any blob not indexed yet first.
+   * (verify before reporting), never missing one, each with the blocks (text-blocks.ts) that may
+   * hold a matching line, or null for all of them. Indexes any blob not indexed yet first.
    */
-  candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>>;
+  candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Map<Hash, readonly number[] | null>>;
   /** A blob's text (decoded UTF-8), or null for binary content. */
   text(hash: Hash): Promise<string | null>;
   /**

@@ -226,6 +226,35 @@ describe("grep through the content index", () => {
     );
   }, 120_000);
 
+  it("finds lines in any block of a large file, numbered right, with or without a final newline", async () => {
+    const volume = await afs.volume((await afs.createWorkspace(`big${serial++}`)).name);
+    const line = (i: number) => `line ${i} of filler text, function f${i}() { return ${i % 97}; }`;
+    for (const [path, eol, final] of [
+      ["/lf.js", "\n", true],
+      ["/crlf.js", "\r\n", false],
+    ] as const) {
+      const lines = Array.from({ length: 40_000 }, (_, i) =>
+        i % 9973 === 5 ? `${line(i)} createHash("sha256") 2024-01-0${i % 9}` : line(i),
+      );
+      // One very long line in the middle, as in a minified bundle.
+      lines[20_000] = `${"x = 1; ".repeat(40_000)}createHash(long)`;
+      await volume.writeFile(path, Buffer.from(lines.join(eol) + (final ? eol : "")), { op: "write" });
+    }
+    for (const a of [
+      { pattern: "createHash" },
+      { pattern: "CREATEHASH", ignore_case: true },
+      { pattern: "\\d{4}-\\d\\d-\\d\\d", regexp: true },
+      { pattern: 'createHash\\((long|"sha256")\\)', regexp: true },
+      { pattern: "f39999", count: true },
+      { pattern: "createHash", limit: 3 },
+    ] as GrepArgs[]) {
+      const expected = await scan(volume, a);
+      const got = await grep(volume, a);
+      if (a.limit) expect(got).toMatchObject({ matches: (expected as { matches: unknown[] }).matches.slice(0, 3) });
+      else expect(got).toEqual(expected);
+    }
+  });
+
   it("indexes identical content once for every workspace, and an edit re-indexes only the new blob", async () => {
     const { afs: home, cleanup: done } = await tempAfs();
     try {

@@ -1,11 +1,13 @@
 // The content index in the index file (afs.index.db): one row per blob hash, and an FTS5 table of
-// each text blob's distinct trigrams (computed in JS, see search/trigrams.ts) as posting lists.
-// Blobs are indexed lazily, in batches, the first time a search has them in scope.
+// the distinct trigrams (computed in JS, see search/trigrams.ts) of each block of a text blob
+// (search/text-blocks.ts) as posting lists. Blobs are indexed lazily, in batches, the first time a
+// search has them in scope.
 
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
 import { decodeText } from "../../core/text.js";
+import { BLOCKS_PER_BLOB, blockBounds } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
   BuildProgress,
@@ -41,6 +43,12 @@ const SCHEMA = [
      grams, content='', contentless_delete=1, tokenize='ascii', detail=none
    );
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
+  // Version 4: a row of trigrams per block of a text (rowid = blob id × BLOCKS_PER_BLOB + block), so a
+  // rare literal in one corner of a large bundle does not make the whole bundle a candidate.
+  `DELETE FROM text_blobs;
+   INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');
+   ALTER TABLE text_blobs ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;
+   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
 enum State {
@@ -53,6 +61,9 @@ interface Known {
   id: number;
   state: State;
 }
+
+/** The blocks of each candidate blob that may hold a match; null: all of them. */
+export type Candidates = Map<Hash, readonly number[] | null>;
 
 export interface SqliteTextIndexOptions {
   /** Blobs larger than this are not indexed (searches scan them). Default 64 MiB. */
@@ -95,7 +106,7 @@ export class SqliteTextIndex implements TextIndex {
     return this.indexMissing(this.lookup(this.unknown(hashes)), onProgress);
   }
 
-  async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>> {
+  async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
     this.checkGeneration();
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
@@ -106,11 +117,24 @@ export class SqliteTextIndex implements TextIndex {
       });
     }
     const expression = ftsExpression(query);
-    const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
-    const out = new Set<Hash>();
+    // Row ids come in order, so the blocks of one blob come out sorted.
+    let blocks: Map<number, number[]> | null = null;
+    if (expression !== null) {
+      blocks = new Map();
+      for (const rowid of this.st.match.all(expression) as number[]) {
+        const id = Math.floor(rowid / BLOCKS_PER_BLOB);
+        const list = blocks.get(id);
+        if (list) list.push(rowid % BLOCKS_PER_BLOB);
+        else blocks.set(id, [rowid % BLOCKS_PER_BLOB]);
+      }
+    }
+    const out: Candidates = new Map();
     known.forEach((k, i) => {
-      if (k && (k.state === State.Large || (k.state === State.Text && (ids === null || ids.has(k.id))))) {
-        out.add(hashes[i] as Hash);
+      if (!k || k.state === State.Binary) return;
+      if (k.state === State.Large || blocks === null) out.set(hashes[i] as Hash, null);
+      else {
+        const list = blocks.get(k.id);
+        if (list) out.set(hashes[i] as Hash, list);
       }
     });
     return out;
@@ -164,14 +188,15 @@ export class SqliteTextIndex implements TextIndex {
     // IMMEDIATE: no writer indexes between reading the rows and deleting them.
     const pruned = st.db
       .transaction(() => {
-        const gone: number[] = [];
-        for (const row of st.rows.iterate() as Iterable<{ id: number; hash: Hash }>) {
-          if (!keep(row.hash)) gone.push(row.id);
+        const gone: { id: number; blocks: number }[] = [];
+        for (const row of st.rows.iterate() as Iterable<{ id: number; hash: Hash; blocks: number }>) {
+          if (!keep(row.hash)) gone.push(row);
+        }
+        for (const { id, blocks } of gone) {
+          for (let b = 0; b < blocks; b++) st.deleteGrams.run(id * BLOCKS_PER_BLOB + b);
         }
         for (let i = 0; i < gone.length; i += LOOKUP_CHUNK) {
-          const ids = JSON.stringify(gone.slice(i, i + LOOKUP_CHUNK));
-          st.deleteGrams.run(ids);
-          st.deleteBlobs.run(ids);
+          st.deleteBlobs.run(JSON.stringify(gone.slice(i, i + LOOKUP_CHUNK).map((g) => g.id)));
         }
         if (gone.length > 0) st.bump.run();
         return gone.length;
@@ -243,18 +268,28 @@ export class SqliteTextIndex implements TextIndex {
       // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
       const large = data.length > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
       const state = text !== null ? State.Text : large ? State.Large : State.Binary;
-      return { hash, bytes: data.length, state, grams: text !== null ? trigramDocument(text) : "" };
+      const grams: string[] = [];
+      if (text !== null) {
+        const bounds = blockBounds(data.length, (from) => data.indexOf(10, from));
+        if (bounds.length === 2) grams.push(trigramDocument(text));
+        else
+          for (let b = 0; b + 1 < bounds.length; b++)
+            grams.push(trigramDocument(data.toString("utf8", bounds[b], bounds[b + 1])));
+      }
+      return { hash, bytes: data.length, state, grams };
     });
     this.st.db
       .transaction(() => {
         for (const row of rows) {
-          const inserted = this.st.insertBlob.run(row.hash, row.state, row.bytes);
+          const inserted = this.st.insertBlob.run(row.hash, row.state, row.bytes, Math.max(1, row.grams.length));
           if (inserted.changes === 0) {
             this.fetchOne(row.hash);
             continue;
           }
           const id = Number(inserted.lastInsertRowid);
-          if (row.state === State.Text && row.grams !== "") this.st.insertGrams.run(id, row.grams);
+          row.grams.forEach((grams, b) => {
+            if (grams !== "") this.st.insertGrams.run(id * BLOCKS_PER_BLOB + b, grams);
+          });
           this.known.set(row.hash, { id, state: row.state });
           result.indexed++;
           result.bytes += row.bytes;
@@ -281,14 +316,14 @@ function prepare(db: Database.Database) {
       "SELECT hash, id, state FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
     ),
     one: db.prepare<[string]>("SELECT id, state FROM text_blobs WHERE hash = ?"),
-    insertBlob: db.prepare<[string, number, number]>(
-      "INSERT INTO text_blobs (hash, state, bytes) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+    insertBlob: db.prepare<[string, number, number, number]>(
+      "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
     insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
     match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
     generation: db.prepare("SELECT value FROM text_meta WHERE key = 'generation'").pluck(),
-    rows: db.prepare("SELECT id, hash FROM text_blobs"),
-    deleteGrams: db.prepare<[string]>("DELETE FROM text_trigrams WHERE rowid IN (SELECT value FROM json_each(?))"),
+    rows: db.prepare("SELECT id, hash, blocks FROM text_blobs"),
+    deleteGrams: db.prepare<[number]>("DELETE FROM text_trigrams WHERE rowid = ?"),
     deleteBlobs: db.prepare<[string]>("DELETE FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))"),
     bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
     status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
