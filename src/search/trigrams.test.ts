@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TextCache } from "./text-cache.js";
-import { foldText, trigramDocument, trigramTokens } from "./trigrams.js";
+import { asciiTrigramDocument, foldText, trigramDocument, trigramTokens } from "./trigrams.js";
 
 describe("trigrams", () => {
   it("folds ASCII case, the Kelvin sign and long s, unit for unit", () => {
@@ -61,5 +61,16 @@ describe("TextCache", () => {
     expect(cache.size).toBe(5);
     cache.set("big", "q".repeat(26));
     expect(cache.get("big")).toBeUndefined();
+  });
+});
+
+describe("asciiTrigramDocument", () => {
+  it("gives the tokens trigramDocument gives for the same ASCII text (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary-ascii", maxLength: 200 }), (text) => {
+        expect(asciiTrigramDocument(Buffer.from(text, "latin1"))).toBe(trigramDocument(text));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

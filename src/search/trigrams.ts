@@ -79,6 +79,33 @@ export function trigramDocument(text: string): string {
   return tokens.join(" ");
 }
 
+/**
+ * trigramDocument for text that is all ASCII, read from its bytes (each byte one UTF-16 unit):
+ * the same tokens, about twice as fast, with no decode. Same scratch table, same rules.
+ */
+export function asciiTrigramDocument(bytes: Uint8Array): string {
+  if (bytes.length < 3) return "";
+  if (++documentSerial === 0x7fffffff) {
+    seenIn.fill(0);
+    documentSerial = 1;
+  }
+  const serial = documentSerial;
+  const tokens: string[] = [];
+  let a = FOLD[bytes[0] as number] as number;
+  let b = FOLD[bytes[1] as number] as number;
+  for (let i = 2; i < bytes.length; i++) {
+    const c = FOLD[bytes[i] as number] as number;
+    const key = (a << 14) | (b << 7) | c;
+    if (seenIn[key] !== serial) {
+      seenIn[key] = serial;
+      tokens.push(asciiToken(key));
+    }
+    a = b;
+    b = c;
+  }
+  return tokens.join(" ");
+}
+
 /** The distinct trigram tokens of an already folded literal (at most `max`, spread across it). */
 export function trigramTokens(folded: string, max = 16): string[] {
   const tokens = new Set<string>();

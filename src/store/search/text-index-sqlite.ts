@@ -3,6 +3,7 @@
 // (search/text-blocks.ts) as posting lists. Blobs are indexed lazily, in batches, the first time a
 // search has them in scope.
 
+import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
@@ -16,7 +17,7 @@ import type {
   TextIndexBuild,
   TextIndexStatus,
 } from "../../search/text-index.js";
-import { trigramDocument, trigramTokens } from "../../search/trigrams.js";
+import { asciiTrigramDocument, trigramDocument, trigramTokens } from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
@@ -44,10 +45,14 @@ const SCHEMA = [
    );
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
   // Version 4: a row of trigrams per block of a text (rowid = blob id × BLOCKS_PER_BLOB + block), so a
-  // rare literal in one corner of a large bundle does not make the whole bundle a candidate.
+  // rare literal in one corner of a large bundle does not make the whole bundle a candidate. Blocks
+  // double the postings; FTS5's automerge, which rewrote them as they came, goes (indexing node_modules:
+  // FTS5 inserts 6.1 s -> 3.5 s). Each indexing transaction leaves a segment, and FTS5 still merges a
+  // level once it holds crisismerge (16) of them, so queries read few.
   `DELETE FROM text_blobs;
    INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');
    ALTER TABLE text_blobs ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;
+   INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('automerge', 0);
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
@@ -237,7 +242,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Reads, decodes and indexes these blobs, in transactions of about BATCH_BYTES. */
   private async indexMissing(missing: readonly Hash[], onProgress?: BuildProgress): Promise<TextIndexBuild> {
     const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
-    let batch: { hash: Hash; data: Buffer; text: string | null }[] = [];
+    let batch: { hash: Hash; data: Buffer; text: string | true | null }[] = [];
     let batchBytes = 0;
     const flush = () => {
       this.write(batch, result);
@@ -247,7 +252,7 @@ export class SqliteTextIndex implements TextIndex {
     };
     for (const hash of missing) {
       const data = await this.blob(hash);
-      const text = data.length > this.maxIndexBytes ? null : decodeText(data);
+      const text = data.length > this.maxIndexBytes ? null : asText(data);
       batch.push({ hash, data, text });
       batchBytes += data.length;
       if (batchBytes >= BATCH_BYTES) flush();
@@ -263,7 +268,10 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** One transaction: each blob's row, and its trigrams unless another writer got there first. */
-  private write(batch: readonly { hash: Hash; data: Buffer; text: string | null }[], result: TextIndexBuild): void {
+  private write(
+    batch: readonly { hash: Hash; data: Buffer; text: string | true | null }[],
+    result: TextIndexBuild,
+  ): void {
     const rows = batch.map(({ hash, data, text }) => {
       // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
       const large = data.length > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
@@ -271,10 +279,11 @@ export class SqliteTextIndex implements TextIndex {
       const grams: string[] = [];
       if (text !== null) {
         const bounds = blockBounds(data.length, (from) => data.indexOf(10, from));
-        if (bounds.length === 2) grams.push(trigramDocument(text));
-        else
-          for (let b = 0; b + 1 < bounds.length; b++)
-            grams.push(trigramDocument(data.toString("utf8", bounds[b], bounds[b + 1])));
+        for (let b = 0; b + 1 < bounds.length; b++) {
+          const block = data.subarray(bounds[b], bounds[b + 1]);
+          if (isAscii(block)) grams.push(asciiTrigramDocument(block));
+          else grams.push(trigramDocument(bounds.length === 2 && text !== true ? text : block.toString("utf8")));
+        }
       }
       return { hash, bytes: data.length, state, grams };
     });
@@ -307,6 +316,15 @@ export class SqliteTextIndex implements TextIndex {
     if (!data) throw new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`);
     return data;
   }
+}
+
+/**
+ * What decodeText decides about a blob (null: binary), without decoding all-ASCII text, which is
+ * valid UTF-8 as it stands (true): most source is, and the index reads it as bytes.
+ */
+function asText(data: Buffer): string | true | null {
+  if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return null;
+  return isAscii(data) ? true : decodeText(data);
 }
 
 function prepare(db: Database.Database) {
