@@ -1,14 +1,15 @@
-// The content index in the index file (afs.index.db): one row per blob hash, and an FTS5 table of
-// the distinct trigrams (computed in JS, see search/trigrams.ts) of each block of a text blob
-// (search/text-blocks.ts) as posting lists. Blobs are indexed lazily, in batches, the first time a
-// search has them in scope.
+// The content index in the index file (afs.index.db): one row per blob hash, an FTS5 table of each
+// text blob's distinct trigrams (computed in JS, see search/trigrams.ts) as posting lists, and for a
+// text of several blocks (search/text-blocks.ts) a Bloom filter of each block's trigrams. Blobs are
+// indexed lazily, in batches, the first time a search has them in scope.
 
 import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
+import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
-import { BLOCKS_PER_BLOB, blockBounds } from "../../search/text-blocks.js";
+import { blockBounds } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
   BuildProgress,
@@ -17,7 +18,15 @@ import type {
   TextIndexBuild,
   TextIndexStatus,
 } from "../../search/text-index.js";
-import { asciiTrigramDocument, trigramDocument, trigramTokens } from "../../search/trigrams.js";
+import {
+  asciiTrigramDocument,
+  BLOOM_BYTES,
+  blockedTrigramDocument,
+  bloomHas,
+  trigramDocument,
+  trigramKeys,
+  trigramTokens,
+} from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
@@ -44,14 +53,15 @@ const SCHEMA = [
      grams, content='', contentless_delete=1, tokenize='ascii', detail=none
    );
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
-  // Version 4: a row of trigrams per block of a text (rowid = blob id × BLOCKS_PER_BLOB + block), so a
-  // rare literal in one corner of a large bundle does not make the whole bundle a candidate. Blocks
-  // double the postings; FTS5's automerge, which rewrote them as they came, goes (indexing node_modules:
-  // FTS5 inserts 6.1 s -> 3.5 s). Each indexing transaction leaves a segment, and FTS5 still merges a
-  // level once it holds crisismerge (16) of them, so queries read few.
+  // Version 4: a Bloom filter of each block's trigrams for texts of several blocks, so a rare literal
+  // in one corner of a large bundle makes only that corner a candidate. (Postings per block doubled
+  // the postings FTS5 writes; filters cost a few bit sets per byte.) FTS5's automerge, which rewrote
+  // the postings as they came, goes: each indexing transaction leaves a segment, and FTS5 still merges
+  // a level once it holds crisismerge (16) of them, so queries read few.
   `DELETE FROM text_blobs;
    INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');
    ALTER TABLE text_blobs ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;
+   CREATE TABLE text_blooms (id INTEGER PRIMARY KEY, blooms BLOB NOT NULL);
    INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('automerge', 0);
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
@@ -65,6 +75,8 @@ enum State {
 interface Known {
   id: number;
   state: State;
+  /** Blocks of the text; above 1, text_blooms holds a filter per block. */
+  blocks: number;
 }
 
 /** The blocks of each candidate blob that may hold a match; null: all of them. */
@@ -86,6 +98,8 @@ const MAX_KNOWN = 1_000_000;
 
 export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
+  /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
+  private blooms = bloomCache();
   private readonly cache: TextCache;
   private readonly maxIndexBytes: number;
   private readonly statements: () => ReturnType<typeof prepare>;
@@ -122,24 +136,17 @@ export class SqliteTextIndex implements TextIndex {
       });
     }
     const expression = ftsExpression(query);
-    // Row ids come in order, so the blocks of one blob come out sorted.
-    let blocks: Map<number, number[]> | null = null;
-    if (expression !== null) {
-      blocks = new Map();
-      for (const rowid of this.st.match.all(expression) as number[]) {
-        const id = Math.floor(rowid / BLOCKS_PER_BLOB);
-        const list = blocks.get(id);
-        if (list) list.push(rowid % BLOCKS_PER_BLOB);
-        else blocks.set(id, [rowid % BLOCKS_PER_BLOB]);
-      }
-    }
+    const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
     const out: Candidates = new Map();
     known.forEach((k, i) => {
       if (!k || k.state === State.Binary) return;
-      if (k.state === State.Large || blocks === null) out.set(hashes[i] as Hash, null);
-      else {
-        const list = blocks.get(k.id);
-        if (list) out.set(hashes[i] as Hash, list);
+      if (k.state === State.Large || ids === null) out.set(hashes[i] as Hash, null);
+      else if (ids.has(k.id)) {
+        if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
+        else {
+          const blocks = this.blocksMatching(k, query);
+          if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
+        }
       }
     });
     return out;
@@ -178,6 +185,7 @@ export class SqliteTextIndex implements TextIndex {
     st.db
       .transaction(() => {
         st.db.exec(`DELETE FROM text_blobs;
+          DELETE FROM text_blooms;
           INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
         st.bump.run();
       })
@@ -193,15 +201,15 @@ export class SqliteTextIndex implements TextIndex {
     // IMMEDIATE: no writer indexes between reading the rows and deleting them.
     const pruned = st.db
       .transaction(() => {
-        const gone: { id: number; blocks: number }[] = [];
-        for (const row of st.rows.iterate() as Iterable<{ id: number; hash: Hash; blocks: number }>) {
-          if (!keep(row.hash)) gone.push(row);
-        }
-        for (const { id, blocks } of gone) {
-          for (let b = 0; b < blocks; b++) st.deleteGrams.run(id * BLOCKS_PER_BLOB + b);
+        const gone: number[] = [];
+        for (const row of st.rows.iterate() as Iterable<{ id: number; hash: Hash }>) {
+          if (!keep(row.hash)) gone.push(row.id);
         }
         for (let i = 0; i < gone.length; i += LOOKUP_CHUNK) {
-          st.deleteBlobs.run(JSON.stringify(gone.slice(i, i + LOOKUP_CHUNK).map((g) => g.id)));
+          const ids = JSON.stringify(gone.slice(i, i + LOOKUP_CHUNK));
+          st.deleteGrams.run(ids);
+          st.deleteBlooms.run(ids);
+          st.deleteBlobs.run(ids);
         }
         if (gone.length > 0) st.bump.run();
         return gone.length;
@@ -210,11 +218,28 @@ export class SqliteTextIndex implements TextIndex {
     return pruned;
   }
 
+  /** The blocks of a text whose filters may satisfy `query`. */
+  private blocksMatching(k: Known, query: LiteralQuery): number[] {
+    let blooms = this.blooms.get(k.id);
+    if (!blooms) {
+      const row = this.st.blooms.get(k.id) as Buffer | undefined;
+      // No filters (another writer's row in flight): every block may match.
+      if (!row) return Array.from({ length: k.blocks }, (_, b) => b);
+      blooms = new Uint8Array(row);
+      this.blooms.set(k.id, blooms);
+    }
+    const keys = literalKeys(query);
+    const out: number[] = [];
+    for (let b = 0; b < k.blocks; b++) if (mayHold(blooms as Uint8Array, b, query, keys)) out.push(b);
+    return out;
+  }
+
   /** Row ids are reused after a clear or prune (here or in another process): then what `known` holds is void. */
   private checkGeneration(): void {
     const generation = this.st.generation.get() as number;
     if (generation !== this.generation) {
       this.known.clear();
+      this.blooms = bloomCache();
       this.generation = generation;
     }
   }
@@ -232,8 +257,8 @@ export class SqliteTextIndex implements TextIndex {
     if (this.known.size + unknown.length > MAX_KNOWN) this.known.clear();
     for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
       const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
-      for (const row of this.st.lookup.all(JSON.stringify(chunk)) as { hash: Hash; id: number; state: State }[]) {
-        this.known.set(row.hash, { id: row.id, state: row.state });
+      for (const row of this.st.lookup.all(JSON.stringify(chunk)) as (Known & { hash: Hash })[]) {
+        this.known.set(row.hash, { id: row.id, state: row.state, blocks: row.blocks });
       }
     }
     return unknown.filter((h) => !this.known.has(h));
@@ -276,30 +301,28 @@ export class SqliteTextIndex implements TextIndex {
       // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
       const large = data.length > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
       const state = text !== null ? State.Text : large ? State.Large : State.Binary;
-      const grams: string[] = [];
+      let grams = "";
+      let blooms: Uint8Array | null = null;
       if (text !== null) {
         const bounds = blockBounds(data.length, (from) => data.indexOf(10, from));
-        for (let b = 0; b + 1 < bounds.length; b++) {
-          const block = data.subarray(bounds[b], bounds[b + 1]);
-          if (isAscii(block)) grams.push(asciiTrigramDocument(block));
-          else grams.push(trigramDocument(bounds.length === 2 && text !== true ? text : block.toString("utf8")));
-        }
+        if (bounds.length > 2) ({ doc: grams, blooms } = blockedTrigramDocument(data, bounds));
+        else grams = text === true ? asciiTrigramDocument(data) : trigramDocument(text);
       }
-      return { hash, bytes: data.length, state, grams };
+      return { hash, bytes: data.length, state, grams, blooms };
     });
     this.st.db
       .transaction(() => {
         for (const row of rows) {
-          const inserted = this.st.insertBlob.run(row.hash, row.state, row.bytes, Math.max(1, row.grams.length));
+          const blocks = row.blooms ? row.blooms.length / BLOOM_BYTES : 1;
+          const inserted = this.st.insertBlob.run(row.hash, row.state, row.bytes, blocks);
           if (inserted.changes === 0) {
             this.fetchOne(row.hash);
             continue;
           }
           const id = Number(inserted.lastInsertRowid);
-          row.grams.forEach((grams, b) => {
-            if (grams !== "") this.st.insertGrams.run(id * BLOCKS_PER_BLOB + b, grams);
-          });
-          this.known.set(row.hash, { id, state: row.state });
+          if (row.grams !== "") this.st.insertGrams.run(id, row.grams);
+          if (row.blooms) this.st.insertBlooms.run(id, row.blooms);
+          this.known.set(row.hash, { id, state: row.state, blocks });
           result.indexed++;
           result.bytes += row.bytes;
           if (row.state !== State.Text) result.skipped++;
@@ -331,21 +354,47 @@ function prepare(db: Database.Database) {
   return {
     db,
     lookup: db.prepare<[string]>(
-      "SELECT hash, id, state FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
+      "SELECT hash, id, state, blocks FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
     ),
-    one: db.prepare<[string]>("SELECT id, state FROM text_blobs WHERE hash = ?"),
+    one: db.prepare<[string]>("SELECT id, state, blocks FROM text_blobs WHERE hash = ?"),
+    blooms: db.prepare<[number]>("SELECT blooms FROM text_blooms WHERE id = ?").pluck(),
+    insertBlooms: db.prepare<[number, Uint8Array]>("INSERT OR REPLACE INTO text_blooms (id, blooms) VALUES (?, ?)"),
+    deleteBlooms: db.prepare<[string]>("DELETE FROM text_blooms WHERE id IN (SELECT value FROM json_each(?))"),
     insertBlob: db.prepare<[string, number, number, number]>(
       "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
     insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
     match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
     generation: db.prepare("SELECT value FROM text_meta WHERE key = 'generation'").pluck(),
-    rows: db.prepare("SELECT id, hash, blocks FROM text_blobs"),
-    deleteGrams: db.prepare<[number]>("DELETE FROM text_trigrams WHERE rowid = ?"),
+    rows: db.prepare("SELECT id, hash FROM text_blobs"),
+    deleteGrams: db.prepare<[string]>("DELETE FROM text_trigrams WHERE rowid IN (SELECT value FROM json_each(?))"),
     deleteBlobs: db.prepare<[string]>("DELETE FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))"),
     bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
     status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
   };
+}
+
+const bloomCache = () => new WeightedLru<number, Uint8Array>(64 * 1024 * 1024, (b) => b.length);
+
+/** The trigram keys of each literal of a query. */
+function literalKeys(query: LiteralQuery, into = new Map<string, number[]>()): Map<string, number[]> {
+  if (query.op === "lit") into.set(query.folded, trigramKeys(query.folded));
+  else if (query.op !== "all") for (const q of query.of) literalKeys(q, into);
+  return into;
+}
+
+/** Whether block `b`'s filter may satisfy `query` (never false when the block's text does). */
+function mayHold(blooms: Uint8Array, b: number, query: LiteralQuery, keys: Map<string, number[]>): boolean {
+  switch (query.op) {
+    case "all":
+      return true;
+    case "lit":
+      return (keys.get(query.folded) ?? []).every((key) => bloomHas(blooms, b, key));
+    case "and":
+      return query.of.every((q) => mayHold(blooms, b, q, keys));
+    case "or":
+      return query.of.some((q) => mayHold(blooms, b, q, keys));
+  }
 }
 
 /** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
