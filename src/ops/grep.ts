@@ -149,8 +149,10 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   // directory since they were recorded) are all read.
   const hashed = targets.filter((t) => t.sha256).map((t) => t.sha256 as Hash);
   let candidates: Map<Hash, readonly number[] | null> | null = null;
-  if (index && !invert && plan.query.op !== "all" && hashed.length > 0) {
-    const found = await index.candidates(hashed, plan.query);
+  if (index && hashed.length > 0) {
+    // Asked even when the pattern requires nothing: the answer still leaves binary blobs out, and
+    // the index then knows every blob, so their texts come as byte views rather than decoded.
+    const found = await index.candidates(hashed, invert ? { op: "all" } : plan.query);
     targets = targets.filter((t) => !t.sha256 || found.has(t.sha256));
     candidates = found;
   }
