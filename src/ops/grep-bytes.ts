@@ -104,7 +104,7 @@ interface Blocks {
   firstLines: Int32Array | null;
 }
 
-// Per content hash, so never stale; small (a number per 64 KiB of text).
+// Per content hash, so never stale; small (a number per 16 KiB of text).
 const blocksOf = new WeightedLru<string, Blocks>(1 << 20, (b) => b.bounds.length);
 
 function viewBlocks(key: string, view: string): Blocks {

@@ -1,10 +1,10 @@
-// How the content index cuts a text into blocks: runs of whole lines of about 64 KiB, so a search
-// reads only the blocks of a large file that hold all of a literal's trigrams. Lines never straddle
+// How the content index cuts a text into blocks: runs of whole lines of about 16 KiB, so a search
+// reads only the blocks of a large file that may hold all of a literal's trigrams. Lines never straddle
 // blocks (a line's match lies in one block), and the cut depends only on the bytes.
 
 /** Most blocks of one text; the index numbers a block's row blob id × BLOCKS_PER_BLOB + block. */
 export const BLOCKS_PER_BLOB = 4096;
-const BLOCK_BYTES = 64 * 1024;
+const BLOCK_BYTES = 16 * 1024;
 
 /**
  * Block boundaries of a text of `length` bytes: [0, end of block 0, …, length]. `nextLf(from)` is

@@ -137,6 +137,7 @@ export class SqliteTextIndex implements TextIndex {
     }
     const expression = ftsExpression(query);
     const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
+    const keys = literalKeys(query);
     const out: Candidates = new Map();
     known.forEach((k, i) => {
       if (!k || k.state === State.Binary) return;
@@ -144,7 +145,7 @@ export class SqliteTextIndex implements TextIndex {
       else if (ids.has(k.id)) {
         if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
         else {
-          const blocks = this.blocksMatching(k, query);
+          const blocks = this.blocksMatching(k, query, keys);
           if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
         }
       }
@@ -219,16 +220,15 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** The blocks of a text whose filters may satisfy `query`. */
-  private blocksMatching(k: Known, query: LiteralQuery): number[] {
+  private blocksMatching(k: Known, query: LiteralQuery, keys: Map<string, number[]>): number[] {
     let blooms = this.blooms.get(k.id);
     if (!blooms) {
       const row = this.st.blooms.get(k.id) as Buffer | undefined;
-      // No filters (another writer's row in flight): every block may match.
-      if (!row) return Array.from({ length: k.blocks }, (_, b) => b);
+      // No filters (another writer's row in flight), or filters of another size: every block may match.
+      if (!row || row.length !== k.blocks * BLOOM_BYTES) return Array.from({ length: k.blocks }, (_, b) => b);
       blooms = new Uint8Array(row);
       this.blooms.set(k.id, blooms);
     }
-    const keys = literalKeys(query);
     const out: number[] = [];
     for (let b = 0; b < k.blocks; b++) if (mayHold(blooms as Uint8Array, b, query, keys)) out.push(b);
     return out;
