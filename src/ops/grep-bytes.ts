@@ -16,13 +16,18 @@ export interface ByteMatcher {
   exactLength: number;
   /** The exact pattern over the bytes of one line (global, for lastIndex); null: ask the line matcher. */
   line: RegExp | null;
-  /** Exec time counters: an exec that takes long means V8 fell back to its slow linear engine. */
-  strikes: number;
+  /**
+   * Time spent in this search's regex execs, and the bytes they were given. Irregexp backtracks;
+   * past a million backtracks V8 finishes an exec on its linear engine, which bounds each exec but
+   * is slow, and a pattern can pay that on every line. So a search whose execs run slower than
+   * RE2 would (~20 MB/s) leaves the byte path for RE2 (re2js), whose time is linear in the text.
+   */
+  spent: { ms: number; bytes: number };
 }
 
-/** Slow execs tolerated in one search before the byte path gives up (each one is bounded). */
-const MAX_STRIKES = 8;
-const SLOW_EXEC_MS = 20;
+/** Exec time a search may spend before its speed is judged, and the slowest speed it keeps (bytes per ms). */
+const GRACE_MS = 50;
+const MIN_BYTES_PER_MS = 20_000;
 /** Regex execs without a literal run on pieces of about this size, cut at line ends. */
 const SEGMENT = 64 * 1024;
 const BOM = "\xef\xbb\xbf";
@@ -63,20 +68,25 @@ export function byteMatcher(o: MatcherOptions, lits: readonly Lit[] | null): Byt
   if (plainPattern && !o.pattern.includes("\n")) {
     if (!o.ignoreCase) {
       const needle = latin1(o.pattern);
-      return { find: (view, from) => view.indexOf(needle, from), exactLength: needle.length, line: null, strikes: 0 };
+      return {
+        find: (view, from) => view.indexOf(needle, from),
+        exactLength: needle.length,
+        line: null,
+        spent: { ms: 0, bytes: 0 },
+      };
     }
     const src = caselessSource(o.pattern);
     if (src !== null) {
       const re = new RegExp(src, "g");
       // Each spelling has its own byte length; the line regex tells whether the hit ends within the line.
-      return { find: null, exactLength: 0, line: re, strikes: 0 };
+      return { find: null, exactLength: 0, line: re, spent: { ms: 0, bytes: 0 } };
     }
   }
   const find = lits ? literalFinder(lits) : null;
   const exact = o.mode === "regexp" && !o.ignoreCase && !o.word && !o.line ? byteSource(o.pattern) : null;
-  if (exact !== null) return { find, exactLength: 0, line: new RegExp(exact, "g"), strikes: 0 };
+  if (exact !== null) return { find, exactLength: 0, line: new RegExp(exact, "g"), spent: { ms: 0, bytes: 0 } };
   // Without an exact translation, lines are found by a literal and checked by the line matcher.
-  return find ? { find, exactLength: 0, line: null, strikes: 0 } : null;
+  return find ? { find, exactLength: 0, line: null, spent: { ms: 0, bytes: 0 } } : null;
 }
 
 export interface ViewOptions {
@@ -215,13 +225,14 @@ function selectInRange(
     re.lastIndex = from;
     const t = performance.now();
     const r = re.exec(s);
-    if (performance.now() - t > SLOW_EXEC_MS) m.strikes++;
+    m.spent.ms += performance.now() - t;
+    m.spent.bytes += s.length - from;
     return r;
   };
   let selected = 0;
   let from = body;
   while (from < end && selected < max) {
-    if (m.strikes > MAX_STRIKES) return false;
+    if (m.spent.ms > GRACE_MS && m.spent.ms * MIN_BYTES_PER_MS > m.spent.bytes) return false;
     let hit: number;
     let hitEnd = -1;
     if (m.find) {

@@ -255,6 +255,17 @@ describe("grep through the content index", () => {
     }
   });
 
+  it("answers a pattern that makes a backtracking engine blow up, in bounded time, exactly", async () => {
+    const volume = await afs.volume((await afs.createWorkspace(`slow${serial++}`)).name);
+    // Every line holds the literal z, and (\w+\s?)+z backtracks exponentially on the a's after it.
+    const lines = Array.from({ length: 3000 }, (_, i) => `z${"a".repeat(28)}! ${i % 50 === 0 ? "b z" : ""}`);
+    await volume.writeFile("/slow.txt", Buffer.from(lines.join("\n")), { op: "write" });
+    const a: GrepArgs = { pattern: "(\\w+\\s?)+z", regexp: true, count: true };
+    const started = performance.now();
+    expect(await grep(volume, a)).toEqual(await scan(volume, a));
+    expect(performance.now() - started).toBeLessThan(10_000);
+  }, 30_000);
+
   it("indexes identical content once for every workspace, and an edit re-indexes only the new blob", async () => {
     const { afs: home, cleanup: done } = await tempAfs();
     try {
