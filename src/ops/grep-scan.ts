@@ -5,6 +5,7 @@ import { RE2JS } from "re2js";
 import type { Lit, Required } from "../search/required-literals.js";
 import { requiredLiterals } from "../search/required-literals.js";
 import type { LiteralQuery } from "../search/text-index.js";
+import { type ByteMatcher, byteMatcher } from "./grep-bytes.js";
 import { escapeRegex, globToRegex, lineMatcher, type MatcherOptions } from "./regex.js";
 
 export interface ScanPlan {
@@ -21,6 +22,8 @@ export interface ScanPlan {
   mayMatch: ((text: string) => boolean) | null;
   /** What the content index is asked for. */
   query: LiteralQuery;
+  /** How to search a text's bytes without decoding it; null when only the decoded scan is exact. */
+  bytes: ByteMatcher | null;
 }
 
 /** The scan plan for a pattern: the exact matcher, plus what its required literals allow. */
@@ -41,6 +44,7 @@ export function scanPlan(o: MatcherOptions): ScanPlan {
     o.mode === "fixed" && !o.word && !o.line && scan.op === "lit" && scan.lit.key.length === o.pattern.length;
   return {
     matches,
+    bytes: byteMatcher(o, literalSet(scan)),
     next: finder(scan),
     exactLength: whole ? o.pattern.length : 0,
     mayMatch,

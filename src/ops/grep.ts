@@ -7,6 +7,7 @@ import { decodeText } from "../core/text.js";
 import type { Stat, Volume } from "../volume/volume.js";
 import { dirPathArg } from "./args.js";
 import { byString, mustStat, normalizePath } from "./common.js";
+import { selectInView } from "./grep-bytes.js";
 import { decodeCursor, encodeCursor, type GrepCursor, searchFingerprint } from "./grep-cursor.js";
 import { type SelectedLine, scanPlan, selectLines } from "./grep-scan.js";
 import { pathFilter } from "./path-glob.js";
@@ -147,9 +148,13 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   // Targets with a known hash are narrowed by the index; the others (files changed on an attached
   // directory since they were recorded) are all read.
   const hashed = targets.filter((t) => t.sha256).map((t) => t.sha256 as Hash);
-  if (index && !invert && plan.query.op !== "all" && hashed.length > 0) {
-    const candidates = await index.candidates(hashed, plan.query);
-    targets = targets.filter((t) => !t.sha256 || candidates.has(t.sha256));
+  let candidates: Map<Hash, readonly number[] | null> | null = null;
+  if (index && hashed.length > 0) {
+    // Asked even when the pattern requires nothing: the answer still leaves binary blobs out, and
+    // the index then knows every blob, so their texts come as byte views rather than decoded.
+    const found = await index.candidates(hashed, invert ? { op: "all" } : plan.query);
+    targets = targets.filter((t) => !t.sha256 || found.has(t.sha256));
+    candidates = found;
   }
   // Sorted after the index has narrowed them: usually far fewer than were walked.
   targets.sort((a, b) => byString(a.path, b.path));
@@ -159,13 +164,38 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   const files: string[] = [];
   const counts: { path: string; count: number }[] = [];
   const found = () => (output === "matches" ? matches.length : output === "files" ? files.length : counts.length);
+  const contextual = output === "matches" && ((args.context_before ?? 0) > 0 || (args.context_after ?? 0) > 0);
+  const bytes = !invert && !contextual ? plan.bytes : null;
   for (const target of targets) {
     if (found() > limit) break;
-    const text = await readTarget(volume, target);
-    if (text === null) continue;
     const resume = from && target.path === from.path ? from : null;
     const earlier = resume?.selected ?? 0;
     let nth = earlier;
+    // Fast path: the text's bytes searched in memory, only the reported lines decoded.
+    const view = bytes && index && target.sha256 ? await index.view(target.sha256) : null;
+    const lines =
+      bytes && view !== null
+        ? selectInView(view, bytes, (target.sha256 && candidates?.get(target.sha256)) || null, {
+            key: target.sha256 as string,
+            max:
+              output === "files"
+                ? 1
+                : Math.min(maxCount - earlier, output === "matches" ? limit + 1 - matches.length : maxCount),
+            after: resume?.line ?? 0,
+            numbered: output === "matches" || (resume?.line ?? 0) > 0,
+            withText: output === "matches",
+            matches: plan.matches,
+          })
+        : null;
+    if (lines !== null) {
+      if (lines.length === 0) continue;
+      if (output === "files") files.push(target.path);
+      else if (output === "counts") counts.push({ path: target.path, count: lines.length });
+      else for (const l of lines) matches.push({ path: target.path, ...l, nth: ++nth });
+      continue;
+    }
+    const text = await readTarget(volume, target);
+    if (text === null) continue;
     const selected = selectLines(text, plan, {
       invert,
       max: output === "files" ? 1 : maxCount - earlier,

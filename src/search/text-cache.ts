@@ -1,10 +1,15 @@
-// Decoded blob texts kept in memory between searches, keyed by content hash (so never stale) and
-// bounded by their total length: the least recently used go first.
+// Blob texts kept in memory between searches as their UTF-8 bytes in latin1 strings (one unit per
+// byte), keyed by content hash (so never stale) and bounded by their total length: the least
+// recently used go first.
 import type { Hash } from "../core/hash.js";
 import { WeightedLru } from "../core/lru.js";
 
-/** Default budget in UTF-16 units (about 64 MiB of ASCII text). AFS_TEXT_CACHE_MB overrides it. */
-const DEFAULT_TEXT_CACHE_UNITS = 64 * 1024 * 1024;
+/**
+ * Default budget in bytes of text: a warm search reads its candidates from memory, as rg reads them
+ * from the page cache; a tree with more text than this reads the rest from the store on each search.
+ * AFS_TEXT_CACHE_MB overrides it.
+ */
+const DEFAULT_TEXT_CACHE_UNITS = 256 * 1024 * 1024;
 
 export function textCacheBudget(env: NodeJS.ProcessEnv = process.env): number {
   const mb = Number(env.AFS_TEXT_CACHE_MB);

@@ -40,11 +40,17 @@ export interface TextIndex {
   build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild>;
   /**
    * The blobs among `hashes` whose text may satisfy `query`: a superset of those that do
-   * (verify before reporting), never missing one. Indexes any blob not indexed yet first.
+   * (verify before reporting), never missing one, each with the blocks (text-blocks.ts) that may
+   * hold a matching line, or null for all of them. Indexes any blob not indexed yet first.
    */
-  candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>>;
-  /** A blob's text (decoded UTF-8), or null for binary content; kept in a bounded cache. */
+  candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Map<Hash, readonly number[] | null>>;
+  /** A blob's text (decoded UTF-8), or null for binary content. */
   text(hash: Hash): Promise<string | null>;
+  /**
+   * An indexed text blob's UTF-8 bytes as a latin1 string (one unit per byte, so searching it needs
+   * no decode), kept in a bounded cache; null when the blob is not an indexed text (binary, too large).
+   */
+  view(hash: Hash): Promise<string | null>;
   status(): Promise<TextIndexStatus>;
   /** Forgets everything indexed (for a rebuild); the next search or build indexes afresh. */
   clear(): Promise<void>;

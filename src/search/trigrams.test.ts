@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TextCache } from "./text-cache.js";
-import { foldText, trigramDocument, trigramTokens } from "./trigrams.js";
+import {
+  asciiTrigramDocument,
+  blockedTrigramDocument,
+  bloomHas,
+  foldText,
+  trigramDocument,
+  trigramKeys,
+  trigramTokens,
+} from "./trigrams.js";
 
 describe("trigrams", () => {
   it("folds ASCII case, the Kelvin sign and long s, unit for unit", () => {
@@ -61,5 +69,46 @@ describe("TextCache", () => {
     expect(cache.size).toBe(5);
     cache.set("big", "q".repeat(26));
     expect(cache.get("big")).toBeUndefined();
+  });
+});
+
+describe("asciiTrigramDocument", () => {
+  it("gives the tokens trigramDocument gives for the same ASCII text (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary-ascii", maxLength: 200 }), (text) => {
+        expect(asciiTrigramDocument(Buffer.from(text, "latin1"))).toBe(trigramDocument(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("blockedTrigramDocument", () => {
+  const text = fc
+    .array(fc.constantFrom("abc", "Hash", "é", "\u212a", "日本", "x", "\n", " ", "\t", "createHash"), {
+      maxLength: 400,
+    })
+    .map((parts) => parts.join(""));
+  it("holds every trigram within a block in that block's filter, and the whole text's tokens (property)", () => {
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 5 }), (t, cuts) => {
+        const data = Buffer.from(t, "utf8");
+        // Cuts after line ends, as the index makes them.
+        const bounds = [0];
+        for (let at = data.indexOf(10); at !== -1 && bounds.length <= cuts; at = data.indexOf(10, at + 1)) {
+          if (at + 1 < data.length) bounds.push(at + 1);
+        }
+        bounds.push(data.length);
+        if (bounds.length < 3) return;
+        const { doc, blooms } = blockedTrigramDocument(data, bounds);
+        const all = new Set(doc.split(" ").filter(Boolean));
+        for (let b = 0; b + 1 < bounds.length; b++) {
+          const block = foldText(data.toString("utf8", bounds[b], bounds[b + 1]));
+          for (const key of trigramKeys(block)) expect(bloomHas(blooms, b, key)).toBe(true);
+          for (const token of trigramDocument(block).split(" ").filter(Boolean)) expect(all.has(token)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

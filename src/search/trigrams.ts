@@ -2,6 +2,8 @@
 // letters to lower case, plus the Kelvin sign and long s, which RE2 folds into k and s), every
 // distinct three-unit window of a text written as one short [0-9a-z] token.
 
+import { isAscii } from "node:buffer";
+
 const FOLD = new Uint16Array(65536);
 for (let u = 0; u < 65536; u++) FOLD[u] = u;
 for (let u = 0x41; u <= 0x5a; u++) FOLD[u] = u + 32;
@@ -77,6 +79,163 @@ export function trigramDocument(text: string): string {
   }
   for (const key of wide) tokens.push(wideToken(key));
   return tokens.join(" ");
+}
+
+/**
+ * trigramDocument for text that is all ASCII, read from its bytes (each byte one UTF-16 unit):
+ * the same tokens, about twice as fast, with no decode. Same scratch table, same rules.
+ */
+export function asciiTrigramDocument(bytes: Uint8Array): string {
+  if (bytes.length < 3) return "";
+  if (++documentSerial === 0x7fffffff) {
+    seenIn.fill(0);
+    documentSerial = 1;
+  }
+  const serial = documentSerial;
+  const tokens: string[] = [];
+  let a = FOLD[bytes[0] as number] as number;
+  let b = FOLD[bytes[1] as number] as number;
+  for (let i = 2; i < bytes.length; i++) {
+    const c = FOLD[bytes[i] as number] as number;
+    const key = (a << 14) | (b << 7) | c;
+    if (seenIn[key] !== serial) {
+      seenIn[key] = serial;
+      tokens.push(asciiToken(key));
+    }
+    a = b;
+    b = c;
+  }
+  return tokens.join(" ");
+}
+
+/**
+ * Bits in the Bloom filter of one block's trigrams: 2 KiB per 16 KiB block, an eighth of the text.
+ * A dense block of minified code holds ~5,000 distinct trigrams: a false positive for one trigram
+ * is then ~18%, for the 8 of a 10-letter literal ~1e-6.
+ */
+export const BLOOM_BITS = 1 << 14;
+export const BLOOM_BYTES = BLOOM_BITS / 8;
+const BLOOM_MASK = BLOOM_BITS - 1;
+
+/** Two bit positions (the low and high halves) for a trigram key (ASCII or wide), from one mixed 32-bit hash. */
+function bloomHash(key: number): number {
+  let h = key < 4294967296 ? key : (key % 4294967296) ^ Math.imul(Math.floor(key / 4294967296), 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+function bloomAdd(blooms: Uint8Array, base: number, key: number): void {
+  const h = bloomHash(key);
+  const b1 = h & BLOOM_MASK;
+  const b2 = (h >>> 16) & BLOOM_MASK;
+  const i1 = base + (b1 >>> 3);
+  const i2 = base + (b2 >>> 3);
+  blooms[i1] = (blooms[i1] as number) | (1 << (b1 & 7));
+  blooms[i2] = (blooms[i2] as number) | (1 << (b2 & 7));
+}
+
+/** Whether block `block`'s filter may hold this trigram key (never false for one it holds). */
+export function bloomHas(blooms: Uint8Array, block: number, key: number): boolean {
+  const base = block * BLOOM_BYTES;
+  const h = bloomHash(key);
+  const b1 = h & BLOOM_MASK;
+  const b2 = (h >>> 16) & BLOOM_MASK;
+  return (
+    (((blooms[base + (b1 >>> 3)] as number) >> (b1 & 7)) & 1) === 1 &&
+    (((blooms[base + (b2 >>> 3)] as number) >> (b2 & 7)) & 1) === 1
+  );
+}
+
+/**
+ * The trigram document of a text cut into blocks (`bounds`, byte offsets at line starts), plus a
+ * Bloom filter per block of the trigrams within it. Trigrams across a block boundary hold a line
+ * end, which no literal a line matches holds, so they are left out. ASCII blocks are read as bytes.
+ */
+export function blockedTrigramDocument(
+  data: Uint8Array,
+  bounds: readonly number[],
+): { doc: string; blooms: Uint8Array } {
+  if (++documentSerial === 0x7fffffff) {
+    seenIn.fill(0);
+    documentSerial = 1;
+  }
+  const serial = documentSerial;
+  const tokens: string[] = [];
+  const wide = new Set<number>();
+  const blooms = new Uint8Array((bounds.length - 1) * BLOOM_BYTES);
+  const decoder = new TextDecoder();
+  // A key's first sight in a block sets its filter bits; its first in the text adds its token.
+  const ascii = (key: number, base: number): void => {
+    if (inBlock[key] === blockSerial) return;
+    inBlock[key] = blockSerial;
+    bloomAdd(blooms, base, key);
+    if (seenIn[key] !== serial) {
+      seenIn[key] = serial;
+      tokens.push(asciiToken(key));
+    }
+  };
+  for (let k = 0; k + 1 < bounds.length; k++) {
+    if (++blockSerial === 0x7fffffff) {
+      inBlock.fill(0);
+      blockSerial = 1;
+    }
+    const base = k * BLOOM_BYTES;
+    const block = data.subarray(bounds[k], bounds[k + 1]);
+    if (block.length < 3) continue;
+    if (isAscii(block)) {
+      let a = FOLD[block[0] as number] as number;
+      let b = FOLD[block[1] as number] as number;
+      // The hot loop: ascii() written out, as V8 did not inline it here.
+      const bs = blockSerial;
+      for (let i = 2; i < block.length; i++) {
+        const c = FOLD[block[i] as number] as number;
+        const key = (a << 14) | (b << 7) | c;
+        a = b;
+        b = c;
+        if (inBlock[key] === bs) continue;
+        inBlock[key] = bs;
+        bloomAdd(blooms, base, key);
+        if (seenIn[key] !== serial) {
+          seenIn[key] = serial;
+          tokens.push(asciiToken(key));
+        }
+      }
+      continue;
+    }
+    const units = decoder.decode(block);
+    let a = FOLD[units.charCodeAt(0)] as number;
+    let b = FOLD[units.charCodeAt(1)] as number;
+    for (let i = 2; i < units.length; i++) {
+      const c = FOLD[units.charCodeAt(i)] as number;
+      if ((a | b | c) < 128) ascii((a << 14) | (b << 7) | c, base);
+      else {
+        const key = a * 4294967296 + b * 65536 + c;
+        wide.add(key);
+        bloomAdd(blooms, base, key);
+      }
+      a = b;
+      b = c;
+    }
+  }
+  for (const key of wide) tokens.push(wideToken(key));
+  return { doc: tokens.join(" "), blooms };
+}
+
+// Last block each ASCII trigram was seen in, for blockedTrigramDocument.
+const inBlock = new Int32Array(1 << 21);
+let blockSerial = 0;
+
+/** The keys of every trigram of an already folded literal, as blockedTrigramDocument hashes them. */
+export function trigramKeys(folded: string): number[] {
+  const keys: number[] = [];
+  for (let i = 0; i + 2 < folded.length; i++) {
+    const a = folded.charCodeAt(i);
+    const b = folded.charCodeAt(i + 1);
+    const c = folded.charCodeAt(i + 2);
+    keys.push((a | b | c) < 128 ? (a << 14) | (b << 7) | c : a * 4294967296 + b * 65536 + c);
+  }
+  return keys;
 }
 
 /** The distinct trigram tokens of an already folded literal (at most `max`, spread across it). */

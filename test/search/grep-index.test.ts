@@ -81,11 +81,17 @@ const WORDS = [
   "zzrare",
   "ZZRARE",
   "日本",
+  "\u{1F600}",
+  "2024",
+  "07",
 ];
 
 const line = fc.array(fc.constantFrom(...WORDS), { maxLength: 7 }).map((ws) => ws.join(""));
+// Now and then a large file (past the byte scan's 64 KiB segments) or one very long line.
 const file = fc.record({
   lines: fc.array(line, { maxLength: 8 }),
+  repeat: fc.nat(11).map((n) => (n === 0 ? 2500 : 1)),
+  longLine: fc.option(line, { freq: 8, nil: undefined }),
   crlf: fc.boolean(),
   bom: fc.boolean(),
   finalNewline: fc.boolean(),
@@ -123,6 +129,30 @@ const REGEXES = [
   "^\\s*$",
   "\\Qab.\\E",
   "[^a]bc",
+  "\\d{4}-\\d\\d",
+  "\\d+",
+  "\\D\\d",
+  "[^\\s]+\\.",
+  "\\S\\s\\S",
+  "\\W\\w",
+  ".\\B",
+  "\\B.",
+  "é.",
+  ".\\b",
+  "[a-c]+\\d*",
+  "(?:ab|cd)e",
+  "ab\\.",
+  "x*",
+  "[\\t ]b",
+  "[^\\n]c",
+  "\\s+\\w+ing\\b",
+  "a.{1,3}c",
+  "[é日]",
+  ".\\x{1F600}",
+  "\\r",
+  "\\s$",
+  "Testing|foo",
+  "\\\\",
 ];
 
 const args: fc.Arbitrary<GrepArgs> = fc
@@ -180,7 +210,9 @@ describe("grep through the content index", () => {
         expect(volume.textIndex).toBeDefined();
         for (const [path, f] of files) {
           const eol = f.crlf ? "\r\n" : "\n";
-          let text = (f.bom ? "\uFEFF" : "") + f.lines.join(eol) + (f.finalNewline && f.lines.length > 0 ? eol : "");
+          const lines = Array.from({ length: f.repeat }, () => f.lines).flat();
+          if (f.longLine !== undefined) lines.push(f.longLine.repeat(20_000));
+          let text = (f.bom ? "\uFEFF" : "") + lines.join(eol) + (f.finalNewline && lines.length > 0 ? eol : "");
           if (f.binary) text = `${text}\0`;
           await volume.writeFile(path, Buffer.from(text), { op: "write" });
         }
@@ -193,6 +225,46 @@ describe("grep through the content index", () => {
       { numRuns: 150 },
     );
   }, 120_000);
+
+  it("finds lines in any block of a large file, numbered right, with or without a final newline", async () => {
+    const volume = await afs.volume((await afs.createWorkspace(`big${serial++}`)).name);
+    const line = (i: number) => `line ${i} of filler text, function f${i}() { return ${i % 97}; }`;
+    for (const [path, eol, final] of [
+      ["/lf.js", "\n", true],
+      ["/crlf.js", "\r\n", false],
+    ] as const) {
+      const lines = Array.from({ length: 40_000 }, (_, i) =>
+        i % 9973 === 5 ? `${line(i)} createHash("sha256") 2024-01-0${i % 9}` : line(i),
+      );
+      // One very long line in the middle, as in a minified bundle.
+      lines[20_000] = `${"x = 1; ".repeat(40_000)}createHash(long)`;
+      await volume.writeFile(path, Buffer.from(lines.join(eol) + (final ? eol : "")), { op: "write" });
+    }
+    for (const a of [
+      { pattern: "createHash" },
+      { pattern: "CREATEHASH", ignore_case: true },
+      { pattern: "\\d{4}-\\d\\d-\\d\\d", regexp: true },
+      { pattern: 'createHash\\((long|"sha256")\\)', regexp: true },
+      { pattern: "f39999", count: true },
+      { pattern: "createHash", limit: 3 },
+    ] as GrepArgs[]) {
+      const expected = await scan(volume, a);
+      const got = await grep(volume, a);
+      if (a.limit) expect(got).toMatchObject({ matches: (expected as { matches: unknown[] }).matches.slice(0, 3) });
+      else expect(got).toEqual(expected);
+    }
+  });
+
+  it("answers a pattern that makes a backtracking engine blow up, in bounded time, exactly", async () => {
+    const volume = await afs.volume((await afs.createWorkspace(`slow${serial++}`)).name);
+    // Every line holds the literal z, and (\w+\s?)+z backtracks exponentially on the a's after it.
+    const lines = Array.from({ length: 3000 }, (_, i) => `z${"a".repeat(28)}! ${i % 50 === 0 ? "b z" : ""}`);
+    await volume.writeFile("/slow.txt", Buffer.from(lines.join("\n")), { op: "write" });
+    const a: GrepArgs = { pattern: "(\\w+\\s?)+z", regexp: true, count: true };
+    const started = performance.now();
+    expect(await grep(volume, a)).toEqual(await scan(volume, a));
+    expect(performance.now() - started).toBeLessThan(10_000);
+  }, 30_000);
 
   it("indexes identical content once for every workspace, and an edit re-indexes only the new blob", async () => {
     const { afs: home, cleanup: done } = await tempAfs();

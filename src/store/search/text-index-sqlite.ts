@@ -1,11 +1,15 @@
-// The content index in the index file (afs.index.db): one row per blob hash, and an FTS5 table of
-// each text blob's distinct trigrams (computed in JS, see search/trigrams.ts) as posting lists.
-// Blobs are indexed lazily, in batches, the first time a search has them in scope.
+// The content index in the index file (afs.index.db): one row per blob hash, an FTS5 table of each
+// text blob's distinct trigrams (computed in JS, see search/trigrams.ts) as posting lists, and for a
+// text of several blocks (search/text-blocks.ts) a Bloom filter of each block's trigrams. Blobs are
+// indexed lazily, in batches, the first time a search has them in scope.
 
+import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
+import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
+import { blockBounds } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
   BuildProgress,
@@ -14,7 +18,15 @@ import type {
   TextIndexBuild,
   TextIndexStatus,
 } from "../../search/text-index.js";
-import { trigramDocument, trigramTokens } from "../../search/trigrams.js";
+import {
+  asciiTrigramDocument,
+  BLOOM_BYTES,
+  blockedTrigramDocument,
+  bloomHas,
+  trigramDocument,
+  trigramKeys,
+  trigramTokens,
+} from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
@@ -41,6 +53,17 @@ const SCHEMA = [
      grams, content='', contentless_delete=1, tokenize='ascii', detail=none
    );
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
+  // Version 4: a Bloom filter of each block's trigrams for texts of several blocks, so a rare literal
+  // in one corner of a large bundle makes only that corner a candidate. (Postings per block doubled
+  // the postings FTS5 writes; filters cost a few bit sets per byte.) FTS5's automerge, which rewrote
+  // the postings as they came, goes: each indexing transaction leaves a segment, and FTS5 still merges
+  // a level once it holds crisismerge (16) of them, so queries read few.
+  `DELETE FROM text_blobs;
+   INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');
+   ALTER TABLE text_blobs ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;
+   CREATE TABLE text_blooms (id INTEGER PRIMARY KEY, blooms BLOB NOT NULL);
+   INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('automerge', 0);
+   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
 enum State {
@@ -52,22 +75,31 @@ enum State {
 interface Known {
   id: number;
   state: State;
+  /** Blocks of the text; above 1, text_blooms holds a filter per block. */
+  blocks: number;
 }
+
+/** The blocks of each candidate blob that may hold a match; null: all of them. */
+export type Candidates = Map<Hash, readonly number[] | null>;
 
 export interface SqliteTextIndexOptions {
   /** Blobs larger than this are not indexed (searches scan them). Default 64 MiB. */
   maxIndexBytes?: number;
-  /** Text cache budget in UTF-16 units; default from AFS_TEXT_CACHE_MB or 64 Mi. */
+  /** Text cache budget in bytes of text; default from AFS_TEXT_CACHE_MB or 256 MiB. */
   cacheUnits?: number;
 }
 
 /** Bytes of text per indexing transaction: bounds memory, and lets progress move. */
 const BATCH_BYTES = 16 * 1024 * 1024;
 const LOOKUP_CHUNK = 500;
+/** How much of a blob decodeText looks at for a NUL, the mark of binary content. */
+const BINARY_SNIFF_BYTES = 8192;
 const MAX_KNOWN = 1_000_000;
 
 export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
+  /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
+  private blooms = bloomCache();
   private readonly cache: TextCache;
   private readonly maxIndexBytes: number;
   private readonly statements: () => ReturnType<typeof prepare>;
@@ -93,7 +125,7 @@ export class SqliteTextIndex implements TextIndex {
     return this.indexMissing(this.lookup(this.unknown(hashes)), onProgress);
   }
 
-  async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Set<Hash>> {
+  async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
     this.checkGeneration();
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
@@ -105,22 +137,37 @@ export class SqliteTextIndex implements TextIndex {
     }
     const expression = ftsExpression(query);
     const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
-    const out = new Set<Hash>();
+    const keys = literalKeys(query);
+    const out: Candidates = new Map();
     known.forEach((k, i) => {
-      if (k && (k.state === State.Large || (k.state === State.Text && (ids === null || ids.has(k.id))))) {
-        out.add(hashes[i] as Hash);
+      if (!k || k.state === State.Binary) return;
+      if (k.state === State.Large || ids === null) out.set(hashes[i] as Hash, null);
+      else if (ids.has(k.id)) {
+        if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
+        else {
+          const blocks = this.blocksMatching(k, query, keys);
+          if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
+        }
       }
     });
     return out;
   }
 
   async text(hash: Hash): Promise<string | null> {
+    const view = this.cache.get(hash);
+    if (view !== undefined) return Buffer.from(view, "latin1").toString("utf8");
+    if (this.known.get(hash)?.state === State.Binary) return null;
+    return decodeText(await this.blob(hash));
+  }
+
+  async view(hash: Hash): Promise<string | null> {
     const cached = this.cache.get(hash);
     if (cached !== undefined) return cached;
-    if (this.known.get(hash)?.state === State.Binary) return null;
-    const text = decodeText(await this.blob(hash));
-    if (text !== null) this.cache.set(hash, text);
-    return text;
+    if (this.known.get(hash)?.state !== State.Text) return null;
+    // Indexed as text, so valid UTF-8: no need to decode it again.
+    const view = (await this.blob(hash)).toString("latin1");
+    this.cache.set(hash, view);
+    return view;
   }
 
   async status(): Promise<TextIndexStatus> {
@@ -139,6 +186,7 @@ export class SqliteTextIndex implements TextIndex {
     st.db
       .transaction(() => {
         st.db.exec(`DELETE FROM text_blobs;
+          DELETE FROM text_blooms;
           INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
         st.bump.run();
       })
@@ -161,6 +209,7 @@ export class SqliteTextIndex implements TextIndex {
         for (let i = 0; i < gone.length; i += LOOKUP_CHUNK) {
           const ids = JSON.stringify(gone.slice(i, i + LOOKUP_CHUNK));
           st.deleteGrams.run(ids);
+          st.deleteBlooms.run(ids);
           st.deleteBlobs.run(ids);
         }
         if (gone.length > 0) st.bump.run();
@@ -170,11 +219,27 @@ export class SqliteTextIndex implements TextIndex {
     return pruned;
   }
 
+  /** The blocks of a text whose filters may satisfy `query`. */
+  private blocksMatching(k: Known, query: LiteralQuery, keys: Map<string, number[]>): number[] {
+    let blooms = this.blooms.get(k.id);
+    if (!blooms) {
+      const row = this.st.blooms.get(k.id) as Buffer | undefined;
+      // No filters (another writer's row in flight), or filters of another size: every block may match.
+      if (!row || row.length !== k.blocks * BLOOM_BYTES) return Array.from({ length: k.blocks }, (_, b) => b);
+      blooms = new Uint8Array(row);
+      this.blooms.set(k.id, blooms);
+    }
+    const out: number[] = [];
+    for (let b = 0; b < k.blocks; b++) if (mayHold(blooms as Uint8Array, b, query, keys)) out.push(b);
+    return out;
+  }
+
   /** Row ids are reused after a clear or prune (here or in another process): then what `known` holds is void. */
   private checkGeneration(): void {
     const generation = this.st.generation.get() as number;
     if (generation !== this.generation) {
       this.known.clear();
+      this.blooms = bloomCache();
       this.generation = generation;
     }
   }
@@ -192,8 +257,8 @@ export class SqliteTextIndex implements TextIndex {
     if (this.known.size + unknown.length > MAX_KNOWN) this.known.clear();
     for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
       const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
-      for (const row of this.st.lookup.all(JSON.stringify(chunk)) as { hash: Hash; id: number; state: State }[]) {
-        this.known.set(row.hash, { id: row.id, state: row.state });
+      for (const row of this.st.lookup.all(JSON.stringify(chunk)) as (Known & { hash: Hash })[]) {
+        this.known.set(row.hash, { id: row.id, state: row.state, blocks: row.blocks });
       }
     }
     return unknown.filter((h) => !this.known.has(h));
@@ -202,7 +267,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Reads, decodes and indexes these blobs, in transactions of about BATCH_BYTES. */
   private async indexMissing(missing: readonly Hash[], onProgress?: BuildProgress): Promise<TextIndexBuild> {
     const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
-    let batch: { hash: Hash; data: Buffer; text: string | null }[] = [];
+    let batch: { hash: Hash; data: Buffer; text: string | true | null }[] = [];
     let batchBytes = 0;
     const flush = () => {
       this.write(batch, result);
@@ -212,7 +277,7 @@ export class SqliteTextIndex implements TextIndex {
     };
     for (const hash of missing) {
       const data = await this.blob(hash);
-      const text = data.length > this.maxIndexBytes ? null : decodeText(data);
+      const text = data.length > this.maxIndexBytes ? null : asText(data);
       batch.push({ hash, data, text });
       batchBytes += data.length;
       if (batchBytes >= BATCH_BYTES) flush();
@@ -228,30 +293,44 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** One transaction: each blob's row, and its trigrams unless another writer got there first. */
-  private write(batch: readonly { hash: Hash; data: Buffer; text: string | null }[], result: TextIndexBuild): void {
+  private write(
+    batch: readonly { hash: Hash; data: Buffer; text: string | true | null }[],
+    result: TextIndexBuild,
+  ): void {
     const rows = batch.map(({ hash, data, text }) => {
-      const state = text !== null ? State.Text : data.length > this.maxIndexBytes ? State.Large : State.Binary;
-      return { hash, bytes: data.length, state, grams: text !== null ? trigramDocument(text) : "" };
+      // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
+      const large = data.length > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+      const state = text !== null ? State.Text : large ? State.Large : State.Binary;
+      let grams = "";
+      let blooms: Uint8Array | null = null;
+      if (text !== null) {
+        const bounds = blockBounds(data.length, (from) => data.indexOf(10, from));
+        if (bounds.length > 2) ({ doc: grams, blooms } = blockedTrigramDocument(data, bounds));
+        else grams = text === true ? asciiTrigramDocument(data) : trigramDocument(text);
+      }
+      return { hash, bytes: data.length, state, grams, blooms };
     });
     this.st.db
       .transaction(() => {
         for (const row of rows) {
-          const inserted = this.st.insertBlob.run(row.hash, row.state, row.bytes);
+          const blocks = row.blooms ? row.blooms.length / BLOOM_BYTES : 1;
+          const inserted = this.st.insertBlob.run(row.hash, row.state, row.bytes, blocks);
           if (inserted.changes === 0) {
             this.fetchOne(row.hash);
             continue;
           }
           const id = Number(inserted.lastInsertRowid);
-          if (row.state === State.Text && row.grams !== "") this.st.insertGrams.run(id, row.grams);
-          this.known.set(row.hash, { id, state: row.state });
+          if (row.grams !== "") this.st.insertGrams.run(id, row.grams);
+          if (row.blooms) this.st.insertBlooms.run(id, row.blooms);
+          this.known.set(row.hash, { id, state: row.state, blocks });
           result.indexed++;
           result.bytes += row.bytes;
           if (row.state !== State.Text) result.skipped++;
         }
       })
       .immediate();
-    // The texts just decoded are what the search is about to verify.
-    for (const { hash, text } of batch) if (text !== null) this.cache.set(hash, text);
+    // The texts just indexed are what the search is about to verify.
+    for (const { hash, data, text } of batch) if (text !== null) this.cache.set(hash, data.toString("latin1"));
   }
 
   private async blob(hash: Hash): Promise<Buffer> {
@@ -262,15 +341,27 @@ export class SqliteTextIndex implements TextIndex {
   }
 }
 
+/**
+ * What decodeText decides about a blob (null: binary), without decoding all-ASCII text, which is
+ * valid UTF-8 as it stands (true): most source is, and the index reads it as bytes.
+ */
+function asText(data: Buffer): string | true | null {
+  if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return null;
+  return isAscii(data) ? true : decodeText(data);
+}
+
 function prepare(db: Database.Database) {
   return {
     db,
     lookup: db.prepare<[string]>(
-      "SELECT hash, id, state FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
+      "SELECT hash, id, state, blocks FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
     ),
-    one: db.prepare<[string]>("SELECT id, state FROM text_blobs WHERE hash = ?"),
-    insertBlob: db.prepare<[string, number, number]>(
-      "INSERT INTO text_blobs (hash, state, bytes) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+    one: db.prepare<[string]>("SELECT id, state, blocks FROM text_blobs WHERE hash = ?"),
+    blooms: db.prepare<[number]>("SELECT blooms FROM text_blooms WHERE id = ?").pluck(),
+    insertBlooms: db.prepare<[number, Uint8Array]>("INSERT OR REPLACE INTO text_blooms (id, blooms) VALUES (?, ?)"),
+    deleteBlooms: db.prepare<[string]>("DELETE FROM text_blooms WHERE id IN (SELECT value FROM json_each(?))"),
+    insertBlob: db.prepare<[string, number, number, number]>(
+      "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
     insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
     match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
@@ -281,6 +372,29 @@ function prepare(db: Database.Database) {
     bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
     status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
   };
+}
+
+const bloomCache = () => new WeightedLru<number, Uint8Array>(64 * 1024 * 1024, (b) => b.length);
+
+/** The trigram keys of each literal of a query. */
+function literalKeys(query: LiteralQuery, into = new Map<string, number[]>()): Map<string, number[]> {
+  if (query.op === "lit") into.set(query.folded, trigramKeys(query.folded));
+  else if (query.op !== "all") for (const q of query.of) literalKeys(q, into);
+  return into;
+}
+
+/** Whether block `b`'s filter may satisfy `query` (never false when the block's text does). */
+function mayHold(blooms: Uint8Array, b: number, query: LiteralQuery, keys: Map<string, number[]>): boolean {
+  switch (query.op) {
+    case "all":
+      return true;
+    case "lit":
+      return (keys.get(query.folded) ?? []).every((key) => bloomHas(blooms, b, key));
+    case "and":
+      return query.of.every((q) => mayHold(blooms, b, q, keys));
+    case "or":
+      return query.of.some((q) => mayHold(blooms, b, q, keys));
+  }
 }
 
 /** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
