@@ -96,6 +96,14 @@ const LOOKUP_CHUNK = 500;
 const BINARY_SNIFF_BYTES = 8192;
 const MAX_KNOWN = 1_000_000;
 
+/** A blob read for indexing: its bytes (only the first few for one too large to index) and its size. */
+interface Pending {
+  hash: Hash;
+  data: Buffer;
+  size: number;
+  text: string | true | null;
+}
+
 export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
@@ -267,7 +275,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Reads, decodes and indexes these blobs, in transactions of about BATCH_BYTES. */
   private async indexMissing(missing: readonly Hash[], onProgress?: BuildProgress): Promise<TextIndexBuild> {
     const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
-    let batch: { hash: Hash; data: Buffer; text: string | true | null }[] = [];
+    let batch: Pending[] = [];
     let batchBytes = 0;
     const flush = () => {
       this.write(batch, result);
@@ -276,9 +284,14 @@ export class SqliteTextIndex implements TextIndex {
       batchBytes = 0;
     };
     for (const hash of missing) {
-      const data = await this.blob(hash);
-      const text = data.length > this.maxIndexBytes ? null : asText(data);
-      batch.push({ hash, data, text });
+      // A blob too large to index is classified by its first bytes, never read whole (it may be GiBs).
+      const size = hash === EMPTY_SHA256 ? 0 : ((await this.store.blobSize(hash)) ?? 0);
+      const data =
+        size > this.maxIndexBytes
+          ? ((await this.store.readBlobRange(hash, 0, BINARY_SNIFF_BYTES)) ?? Buffer.alloc(0))
+          : await this.blob(hash);
+      const text = size > this.maxIndexBytes ? null : asText(data);
+      batch.push({ hash, data, size, text });
       batchBytes += data.length;
       if (batchBytes >= BATCH_BYTES) flush();
     }
@@ -293,13 +306,10 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** One transaction: each blob's row, and its trigrams unless another writer got there first. */
-  private write(
-    batch: readonly { hash: Hash; data: Buffer; text: string | true | null }[],
-    result: TextIndexBuild,
-  ): void {
-    const rows = batch.map(({ hash, data, text }) => {
+  private write(batch: readonly Pending[], result: TextIndexBuild): void {
+    const rows = batch.map(({ hash, data, size, text }) => {
       // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
-      const large = data.length > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+      const large = size > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
       const state = text !== null ? State.Text : large ? State.Large : State.Binary;
       let grams = "";
       let blooms: Uint8Array | null = null;
@@ -308,7 +318,7 @@ export class SqliteTextIndex implements TextIndex {
         if (bounds.length > 2) ({ doc: grams, blooms } = blockedTrigramDocument(data, bounds));
         else grams = text === true ? asciiTrigramDocument(data) : trigramDocument(text);
       }
-      return { hash, bytes: data.length, state, grams, blooms };
+      return { hash, bytes: size, state, grams, blooms };
     });
     this.st.db
       .transaction(() => {
