@@ -32,6 +32,11 @@ type BlobMeta = { size: number; stored: number };
 function prepare(db: Database.Database) {
   return {
     meta: db.prepare<[Hash], BlobMeta>("SELECT size, length(data) AS stored FROM blobs WHERE hash = ?"),
+    // The common case in one query: a small blob's bytes with its size (a value over the whole-read
+    // cap is not loaded, so the refusal costs nothing).
+    whole: db.prepare<[number, Hash], BlobMeta & { data: Buffer | null }>(
+      "SELECT size, length(data) AS stored, CASE WHEN size <= ? THEN data END AS data FROM blobs WHERE hash = ?",
+    ),
     inline: db.prepare<[Hash], Buffer>("SELECT data FROM blobs WHERE hash = ?").pluck(),
     inlineRange: db
       .prepare<[number, number, Hash], Buffer>("SELECT substr(data, ?, ?) FROM blobs WHERE hash = ?")
@@ -152,11 +157,12 @@ export class SqliteBlobs {
 
   get(hash: Hash): Buffer | null {
     return this.guard(() => {
-      const meta = this.st.meta.get(hash);
-      if (!meta) return null;
+      const row = this.st.whole.get(MAX_WHOLE_BLOB_BYTES, hash);
+      if (!row) return null;
       // Also for a large blob stored inline by the previous layout: the cap is about callers' memory.
-      if (meta.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, meta.size);
-      return isChunked(meta) ? this.range(hash, 0, meta.size) : this.inline(hash, meta);
+      if (row.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, row.size);
+      if (isChunked(row)) return this.range(hash, 0, row.size);
+      return decode(row.data ?? EMPTY, row.size, `content ${hash}`);
     });
   }
 

@@ -1,6 +1,6 @@
 // Where afs keeps its data (AFS_HOME) and the small per-home settings file (current workspace,
 // attached directories).
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -14,9 +14,21 @@ export const resolveHome = (home?: string): string => resolve(home ?? process.en
 
 export const defaultStoreUrl = (home: string): string => `sqlite:${join(home, "afs.db")}`;
 
+// The file is read on every volume a server opens (is the workspace attached?): keep the parsed
+// copy while the file's identity holds. writeConfig renames a new file into place, so any change,
+// from any process, gives a new inode.
+const cached = new Map<string, { key: string; config: AfsConfig }>();
+
 export async function readConfig(home: string): Promise<AfsConfig> {
+  const file = join(home, "config.json");
   try {
-    return JSON.parse(await readFile(join(home, "config.json"), "utf8")) as AfsConfig;
+    const st = await stat(file, { bigint: true });
+    const key = `${st.ino}:${st.size}:${st.mtimeNs}`;
+    const hit = cached.get(file);
+    if (hit?.key === key) return structuredClone(hit.config);
+    const config = JSON.parse(await readFile(file, "utf8")) as AfsConfig;
+    cached.set(file, { key, config });
+    return structuredClone(config);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw e;
