@@ -29,7 +29,7 @@ import {
 const CLI = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
 const WORKSPACE = "real";
 const WARMUP = 2;
-const DEFAULT_TREES = ["/work/main/node_modules", "/work/main/node_modules/typescript"];
+const DEFAULT_TREES = [join(REPO_ROOT, "node_modules"), join(REPO_ROOT, "node_modules/typescript")];
 
 interface Search {
   name: string;

@@ -11,7 +11,7 @@ import { diskBytes, emitJson, fmtBytes, isMain, makeTempDir, printTable, REPO_RO
 
 const MAIN = join(REPO_ROOT, "dist/cli/main.js");
 const PROBE = join(REPO_ROOT, "test/process/max-rss.mjs");
-const TREE = process.env.AFS_BENCH_TREE ?? "/work/main/node_modules";
+const TREE = process.env.AFS_BENCH_TREE ?? join(REPO_ROOT, "node_modules");
 const MiB = 1024 * 1024;
 
 interface Measured {

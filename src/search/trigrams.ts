@@ -48,17 +48,22 @@ const wideToken = (key: number): string => `x${key.toString(36).padStart(10, "0"
 const seenIn = new Int32Array(1 << 21);
 let documentSerial = 0;
 
+/** A fresh mark for one document's pass over `seenIn`; the table is cleared when marks wrap. */
+function nextSerial(): number {
+  if (++documentSerial === 0x7fffffff) {
+    seenIn.fill(0);
+    documentSerial = 1;
+  }
+  return documentSerial;
+}
+
 /**
  * The distinct trigram tokens of a text, space-separated (what the index stores for it).
  * Synchronous and not re-entrant: it shares one scratch table between calls.
  */
 export function trigramDocument(text: string): string {
   if (text.length < 3) return "";
-  if (++documentSerial === 0x7fffffff) {
-    seenIn.fill(0);
-    documentSerial = 1;
-  }
-  const serial = documentSerial;
+  const serial = nextSerial();
   const tokens: string[] = [];
   const wide = new Set<number>();
   let a = FOLD[text.charCodeAt(0)] as number;
@@ -87,11 +92,7 @@ export function trigramDocument(text: string): string {
  */
 export function asciiTrigramDocument(bytes: Uint8Array): string {
   if (bytes.length < 3) return "";
-  if (++documentSerial === 0x7fffffff) {
-    seenIn.fill(0);
-    documentSerial = 1;
-  }
-  const serial = documentSerial;
+  const serial = nextSerial();
   const tokens: string[] = [];
   let a = FOLD[bytes[0] as number] as number;
   let b = FOLD[bytes[1] as number] as number;
@@ -156,11 +157,7 @@ export function blockedTrigramDocument(
   data: Uint8Array,
   bounds: readonly number[],
 ): { doc: string; blooms: Uint8Array } {
-  if (++documentSerial === 0x7fffffff) {
-    seenIn.fill(0);
-    documentSerial = 1;
-  }
-  const serial = documentSerial;
+  const serial = nextSerial();
   const tokens: string[] = [];
   const wide = new Set<number>();
   const blooms = new Uint8Array((bounds.length - 1) * BLOOM_BYTES);
