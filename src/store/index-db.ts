@@ -4,8 +4,8 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { Sqlite } from "./sqlite-driver.js";
-import { useWal } from "./sqlite-wal.js";
+import { Sqlite } from "./sqlite/driver.js";
+import { useWal } from "./sqlite/wal.js";
 
 const BUSY_TIMEOUT_MS = 10_000;
 

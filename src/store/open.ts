@@ -1,8 +1,9 @@
 // Turns a store URL (AFS_STORE, --store) into a Store: sqlite:/path/afs.db, file: URLs and bare
 // paths open the embedded SQLite store; anything else is refused with the forms that work.
+// Each store's module is imported only when its scheme is asked for, so a command that uses
+// SQLite never loads the Redis client and the reverse.
 import { fileURLToPath } from "node:url";
 import { AfsError } from "../core/errors.js";
-import { SqliteStore } from "./sqlite.js";
 import type { Store } from "./store.js";
 
 const ACCEPTED = "use sqlite:/abs/path/afs.db, sqlite:relative.db, file:///abs/path/afs.db or a plain file path";
@@ -11,9 +12,9 @@ const invalid = (url: string, why: string): AfsError =>
   new AfsError("INVALID_ARGUMENT", `store URL ${JSON.stringify(url)} ${why}; ${ACCEPTED}`, { url });
 
 /** What each URL scheme opens; a bare path (no scheme) opens SQLite too. */
-const SCHEMES: Record<string, (url: string, rest: string) => Store> = {
-  sqlite: (url, rest) => SqliteStore.open(sqlitePath(url, rest)),
-  file: (url, rest) => SqliteStore.open(rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest)),
+const SCHEMES: Record<string, (url: string, rest: string) => Promise<Store>> = {
+  sqlite: (url, rest) => openSqlite(sqlitePath(url, rest)),
+  file: (url, rest) => openSqlite(rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest)),
   redis: redisNotYet,
   rediss: redisNotYet,
 };
@@ -22,10 +23,15 @@ export async function openStore(url: string): Promise<Store> {
   if (url.trim() === "") throw invalid(url, "is empty");
   // A one-letter "scheme" is a Windows drive (C:\…), i.e. a bare path.
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]+):/.exec(url)?.[1];
-  if (scheme === undefined) return SqliteStore.open(url);
+  if (scheme === undefined) return openSqlite(url);
   const open = SCHEMES[scheme.toLowerCase()];
   if (!open) throw invalid(url, `has an unknown scheme ${JSON.stringify(`${scheme}:`)}`);
   return open(url, url.slice(scheme.length + 1));
+}
+
+async function openSqlite(path: string): Promise<Store> {
+  const { SqliteStore } = await import("./sqlite/store.js");
+  return SqliteStore.open(path);
 }
 
 /** `sqlite:` takes a literal path; `sqlite:///abs` (empty or localhost authority) is accepted too. */
@@ -50,6 +56,6 @@ function nonEmpty(url: string, path: string): string {
   return path;
 }
 
-function redisNotYet(url: string): never {
+async function redisNotYet(url: string): Promise<never> {
   throw new AfsError("INVALID_ARGUMENT", "the redis store is not available yet; use sqlite:/path/afs.db", { url });
 }

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AfsError } from "../../src/core/errors.js";
 import { sha256 } from "../../src/core/hash.js";
 import { openStore } from "../../src/store/open.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/store.js";
 import { storeChunksContract } from "./store-chunks-contract.js";
 import { type StoreFactory, storeContract } from "./store-contract.js";

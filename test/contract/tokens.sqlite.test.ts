@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { tokenStoreContract } from "./token-store-contract.js";
 
 tokenStoreContract("sqlite", async () => {

@@ -16,7 +16,7 @@ const dist = (path: string): string => JSON.stringify(pathToFileURL(join(ROOT, "
 /** What each process does: `load` before the common start instant, `open` at it. */
 const OPENERS = {
   store: {
-    load: `const { SqliteStore } = await import(${dist("store/sqlite.js")});`,
+    load: `const { SqliteStore } = await import(${dist("store/sqlite/store.js")});`,
     open: "const s = SqliteStore.open(file); await s.listWorkspaces(); await s.close();",
   },
   index: {

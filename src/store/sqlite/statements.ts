@@ -1,8 +1,8 @@
 // The embedded store's prepared statements, created once per connection, and the row shapes they return.
 import type Database from "better-sqlite3";
-import type { EntryKind } from "../core/entry.js";
-import type { Hash } from "../core/hash.js";
-import type { CheckpointRecord, EventRecord, WorkspaceRecord } from "./store.js";
+import type { EntryKind } from "../../core/entry.js";
+import type { Hash } from "../../core/hash.js";
+import type { CheckpointRecord, EventRecord, WorkspaceRecord } from "../store.js";
 
 const CHECKPOINT_COLUMNS =
   "id, workspace, name, root, parent, created_at AS createdAt, actor, kind, description FROM checkpoints";

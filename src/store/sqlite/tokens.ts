@@ -1,8 +1,8 @@
 // The token table of the SQLite store: its schema migration and statements, kept apart from the
 // workspace tables so sqlite.ts only wires them in.
 import type Database from "better-sqlite3";
-import { AfsError } from "../core/errors.js";
-import type { TokenRecord } from "./tokens.js";
+import { AfsError } from "../../core/errors.js";
+import type { TokenRecord } from "../tokens.js";
 
 /** Schema version 2. */
 export const TOKENS_MIGRATION = `

@@ -4,10 +4,10 @@
 // inline values and chunks may be deflated (blob-codec.ts: shorter than their size means so).
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
-import { AfsError } from "../core/errors.js";
-import type { Hash } from "../core/hash.js";
-import { decode, encode } from "./blob-codec.js";
-import { CHUNK_BYTES, type ChunkRef, chunksOf, MAX_WHOLE_BLOB_BYTES, storeStream, tooLargeWhole } from "./chunking.js";
+import { AfsError } from "../../core/errors.js";
+import type { Hash } from "../../core/hash.js";
+import { decode, encode } from "../blob-codec.js";
+import { CHUNK_BYTES, type ChunkRef, chunksOf, MAX_WHOLE_BLOB_BYTES, storeStream, tooLargeWhole } from "../chunking.js";
 
 /** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
 export const CHUNKS_MIGRATION = `

@@ -1,8 +1,8 @@
 // The embedded store's tables, as numbered migrations recorded in PRAGMA user_version.
 import type Database from "better-sqlite3";
-import { AfsError } from "../core/errors.js";
-import { CHUNKS_MIGRATION } from "./sqlite-blobs.js";
-import { TOKENS_MIGRATION } from "./sqlite-tokens.js";
+import { AfsError } from "../../core/errors.js";
+import { CHUNKS_MIGRATION } from "./blobs.js";
+import { TOKENS_MIGRATION } from "./tokens.js";
 
 /**
  * Schema versions, applied in order and recorded in PRAGMA user_version. Never edit a shipped

@@ -4,16 +4,16 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import type { Entry, EntryKind } from "../core/entry.js";
-import { AfsError, type ErrorCode } from "../core/errors.js";
-import type { Hash } from "../core/hash.js";
-import { parentOf } from "../core/paths.js";
-import { SqliteBlobs } from "./sqlite-blobs.js";
-import { Sqlite } from "./sqlite-driver.js";
-import { migrate } from "./sqlite-schema.js";
-import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./sqlite-statements.js";
-import { tokenStatements } from "./sqlite-tokens.js";
-import { useWal } from "./sqlite-wal.js";
+import type { Entry, EntryKind } from "../../core/entry.js";
+import { AfsError, type ErrorCode } from "../../core/errors.js";
+import type { Hash } from "../../core/hash.js";
+import { parentOf } from "../../core/paths.js";
+import { SqliteBlobs } from "./blobs.js";
+import { Sqlite } from "./driver.js";
+import { migrate } from "./schema.js";
+import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
+import { tokenStatements } from "./tokens.js";
+import { useWal } from "./wal.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -23,8 +23,8 @@ import type {
   OverlayRow,
   Store,
   WorkspaceRecord,
-} from "./store.js";
-import type { TokenRecord } from "./tokens.js";
+} from "../store.js";
+import type { TokenRecord } from "../tokens.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /** Rows per query when listing objects, so gc never holds a statement open across an await. */
