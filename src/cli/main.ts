@@ -24,6 +24,7 @@ const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Regis
   gc: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
   fsck: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
   status: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
+  migrate: async () => (await import("./commands/migrate.js")).registerMigrate,
   mcp: async () => (await import("./commands/mcp.js")).registerMcp,
   serve: async () => (await import("./commands/serve.js")).registerServe,
   token: async () => (await import("./commands/token.js")).registerTokenCommands,

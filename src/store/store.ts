@@ -76,6 +76,16 @@ export interface HeadMove {
   event: EventInput;
 }
 
+/** A workspace exactly as it stands in one store, for copying it into another (`afs migrate`). */
+export interface WorkspaceDump {
+  workspace: WorkspaceRecord;
+  /** Every checkpoint of the workspace, head among them. */
+  checkpoints: CheckpointRecord[];
+  overlay: OverlayRow[];
+  /** The whole event log, oldest first, with the sequence numbers and times it was written with. */
+  events: EventRecord[];
+}
+
 /** Tokens (tokens.ts) are part of every Store, so all `afs serve` processes share them. */
 export interface Store extends TokenStore {
   readonly url: string;
@@ -106,6 +116,12 @@ export interface Store extends TokenStore {
   listWorkspaces(): Promise<WorkspaceRecord[]>;
   /** Removes the workspace, its checkpoints, overlay and events (objects stay until gc). */
   deleteWorkspace(name: string): Promise<boolean>;
+  /**
+   * Creates a workspace exactly as dumped (checkpoint ids, revision, events with their seq and
+   * time) in one atomic step; ALREADY_EXISTS when its name or a checkpoint id is taken. The objects
+   * it references must be stored first.
+   */
+  importWorkspace(dump: WorkspaceDump): Promise<void>;
 
   // The live overlay.
   overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>>;

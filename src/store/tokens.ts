@@ -18,7 +18,7 @@ export interface TokenRecord {
 }
 
 export interface TokenStore {
-  /** ALREADY_EXISTS when the id is taken. */
+  /** Stores the record as given (a revoked one stays revoked); ALREADY_EXISTS when the id is taken. */
   putToken(token: TokenRecord): Promise<void>;
   getToken(id: string): Promise<TokenRecord | null>;
   /** Newest first. */

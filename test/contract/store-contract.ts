@@ -4,7 +4,14 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Entry } from "../../src/core/entry.js";
 import { type Hash, sha256 } from "../../src/core/hash.js";
-import type { CheckpointRecord, EventInput, OverlayRow, Store, WorkspaceRecord } from "../../src/store/store.js";
+import type {
+  CheckpointRecord,
+  EventInput,
+  OverlayRow,
+  Store,
+  WorkspaceDump,
+  WorkspaceRecord,
+} from "../../src/store/store.js";
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
@@ -552,6 +559,98 @@ export function storeContract(name: string, make: StoreFactory): void {
         expect(await page(0, 100)).toEqual([1, 2, 3, 4, 5]);
         expect((await store.listEvents("ws", 2, 1))[0]?.path).toBe("/3");
         expect(await store.listEvents("missing", 0, 10)).toEqual([]);
+      });
+    });
+
+    describe("importWorkspace", () => {
+      /** A workspace with history: two checkpoints, live rows (one a deletion) and five events. */
+      async function withHistory(): Promise<WorkspaceDump> {
+        const { initial } = await workspace("src");
+        await commitRows("src", [{ path: "/a", entry: file("a") }]);
+        await store.putTrees([obj("[1]")]);
+        const cp = checkpoint("src", "first", { root: sha256("[1]"), parent: initial.id, createdAt: 2_000 });
+        await store.moveHead("src", {
+          expectRevision: 1,
+          checkpoint: cp,
+          head: cp.id,
+          clearOverlay: true,
+          event: { op: "checkpoint", path: "/", oldHash: null, newHash: cp.root, actor: "tester" },
+        });
+        await commitRows("src", [
+          { path: "/d/b", entry: file("b", 7) },
+          { path: "/gone", entry: null },
+        ]);
+        await store.commit("src", { expectRevision: 3, set: [], events: [event("/x"), event("/y")] });
+        return dumpOf("src");
+      }
+
+      async function dumpOf(name: string): Promise<WorkspaceDump> {
+        const ws = await store.getWorkspace(name);
+        if (!ws) throw new Error(`no workspace ${name}`);
+        return {
+          workspace: ws,
+          checkpoints: await store.listCheckpoints(name),
+          overlay: await store.overlayUnder(name, "/"),
+          events: await store.listEvents(name, 0, 1000),
+        };
+      }
+
+      /** The same workspace under another name, with fresh checkpoint ids (ids are store-wide). */
+      function renamed(dump: WorkspaceDump, name: string): WorkspaceDump {
+        const ids = new Map(dump.checkpoints.map((cp) => [cp.id, randomUUID()]));
+        const id = (old: string | null): string | null => (old === null ? null : (ids.get(old) ?? old));
+        return {
+          workspace: { ...dump.workspace, name, head: id(dump.workspace.head) as string },
+          checkpoints: dump.checkpoints.map((cp) => ({
+            ...cp,
+            id: id(cp.id) as string,
+            parent: id(cp.parent),
+            workspace: name,
+          })),
+          overlay: dump.overlay,
+          events: dump.events.map((e) => ({ ...e, workspace: name })),
+        };
+      }
+
+      it("recreates a workspace exactly: record, checkpoints, overlay and events with their numbers and times", async () => {
+        const source = await withHistory();
+        expect(source.workspace.revision).toBe(5);
+        expect(source.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+        const copy = renamed(source, "copy");
+        await store.importWorkspace(copy);
+        expect(await dumpOf("copy")).toEqual(copy);
+        expect(await store.getCheckpoint("copy", "first")).toEqual(copy.checkpoints.find((cp) => cp.name === "first"));
+        expect(await store.overlayUnder("copy", "/d", true)).toEqual([{ path: "/d/b", entry: file("b", 7) }]);
+        expect((await store.listWorkspaces()).map((w) => w.name).sort()).toEqual(["copy", "src"]);
+        // It goes on from where it was: the next commit is revision 6, its event seq 6.
+        expect(await store.commit("copy", { expectRevision: 5, set: [], events: [event("/z")] })).toBe(6);
+        expect((await store.listEvents("copy", 5, 10)).map((e) => e.seq)).toEqual([6]);
+        expect(await codeOf(store.commit("copy", { expectRevision: 5, set: [], events: [event("/z")] }))).toBe(
+          "CONFLICT",
+        );
+      });
+
+      it("refuses a taken name or checkpoint id with ALREADY_EXISTS and writes nothing", async () => {
+        const source = await withHistory();
+        expect(await codeOf(store.importWorkspace(source))).toBe("ALREADY_EXISTS");
+        const sameIds = { ...source, workspace: { ...source.workspace, name: "other" } };
+        sameIds.checkpoints = sameIds.checkpoints.map((cp) => ({ ...cp, workspace: "other" }));
+        sameIds.events = sameIds.events.map((e) => ({ ...e, workspace: "other" }));
+        expect(await codeOf(store.importWorkspace(sameIds))).toBe("ALREADY_EXISTS");
+        expect(await store.getWorkspace("other")).toBeNull();
+        expect(await store.listEvents("other", 0, 10)).toEqual([]);
+        expect(await store.overlayCount("other")).toBe(0);
+        expect(await dumpOf("src")).toEqual(source);
+      });
+
+      it("refuses a dump whose head is missing or whose events go backwards, writing nothing", async () => {
+        const source = await withHistory();
+        const copy = renamed(source, "copy");
+        const headless = { ...copy, checkpoints: copy.checkpoints.filter((cp) => cp.id !== copy.workspace.head) };
+        expect(await codeOf(store.importWorkspace(headless))).toBe("INVALID_ARGUMENT");
+        const backwards = { ...copy, events: [...copy.events].reverse() };
+        expect(await codeOf(store.importWorkspace(backwards))).toBe("INVALID_ARGUMENT");
+        expect(await store.getWorkspace("copy")).toBeNull();
       });
     });
 

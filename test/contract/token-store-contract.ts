@@ -36,6 +36,14 @@ export function tokenStoreContract(name: string, factory: StoreFactory): void {
       expect((await t.store.listTokens()).map((x) => x.id)).toEqual(["b", "a"]);
     });
 
+    it("stores a token that is already revoked as revoked (afs migrate copies them so)", async () => {
+      const a = token("a", { revokedAt: 2500 });
+      await t.store.putToken(a);
+      expect(await t.store.getToken("a")).toEqual(a);
+      expect(await t.store.revokeToken("a", 4000)).toBe(true);
+      expect((await t.store.getToken("a"))?.revokedAt).toBe(2500);
+    });
+
     it("refuses a taken id", async () => {
       await t.store.putToken(token("a"));
       await expect(t.store.putToken(token("a", { name: "other" }))).rejects.toMatchObject({ code: "ALREADY_EXISTS" });

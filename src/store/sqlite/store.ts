@@ -8,12 +8,7 @@ import type { Entry, EntryKind } from "../../core/entry.js";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
-import { SqliteBlobs } from "./blobs.js";
-import { Sqlite } from "./driver.js";
-import { migrate } from "./schema.js";
-import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
-import { tokenStatements } from "./tokens.js";
-import { useWal } from "./wal.js";
+import { checkDump } from "../dump.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -22,9 +17,16 @@ import type {
   HeadMove,
   OverlayRow,
   Store,
+  WorkspaceDump,
   WorkspaceRecord,
 } from "../store.js";
 import type { TokenRecord } from "../tokens.js";
+import { SqliteBlobs } from "./blobs.js";
+import { Sqlite } from "./driver.js";
+import { migrate } from "./schema.js";
+import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
+import { tokenStatements } from "./tokens.js";
+import { useWal } from "./wal.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /** Rows per query when listing objects, so gc never holds a statement open across an await. */
@@ -55,6 +57,7 @@ export class SqliteStore implements Store {
   private readonly commitTx: (workspace: string, commit: Commit) => number;
   private readonly moveHeadTx: (workspace: string, move: HeadMove) => number;
   private readonly createWorkspaceTx: (ws: WorkspaceRecord, initial: CheckpointRecord) => void;
+  private readonly importWorkspaceTx: (dump: WorkspaceDump) => void;
   private readonly deleteCheckpointTx: (workspace: string, id: string) => boolean;
   private readonly putObjectsTx: (kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void;
   private readonly deleteObjectsTx: (kind: ObjectKind, hashes: readonly Hash[]) => number;
@@ -115,6 +118,17 @@ export class SqliteStore implements Store {
       }
       st.insertWorkspace.run(ws.name, ws.description, ws.head, ws.revision, ws.createdAt, ws.updatedAt);
       this.insertCheckpoint(ws.name, initial);
+    });
+
+    this.importWorkspaceTx = immediate((dump: WorkspaceDump): void => {
+      const ws = checkDump(dump);
+      if (st.revision.get(ws.name) !== undefined) {
+        throw new AfsError("ALREADY_EXISTS", `workspace ${ws.name} already exists`, { workspace: ws.name });
+      }
+      st.insertWorkspace.run(ws.name, ws.description, ws.head, ws.revision, ws.createdAt, ws.updatedAt);
+      for (const cp of dump.checkpoints) this.insertCheckpoint(ws.name, cp);
+      for (const row of dump.overlay) st.overlayPut.run(ws.name, row.path, parentOf(row.path), ...entryColumns(row));
+      for (const e of dump.events) this.appendEvent(ws.name, e.seq, e, e.time);
     });
 
     this.deleteCheckpointTx = immediate((workspace: string, id: string): boolean => {
@@ -223,6 +237,10 @@ export class SqliteStore implements Store {
   async deleteWorkspace(name: string): Promise<boolean> {
     // Checkpoints, overlay rows and events go with it through ON DELETE CASCADE.
     return this.guard(() => this.st.deleteWorkspace.run(name).changes > 0);
+  }
+
+  async importWorkspace(dump: WorkspaceDump): Promise<void> {
+    this.guard(() => this.importWorkspaceTx(dump));
   }
 
   // --- overlay -------------------------------------------------------------------------------

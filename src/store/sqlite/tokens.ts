@@ -25,9 +25,11 @@ const COLUMNS =
 
 /** Synchronous token operations on one connection; the store wraps them in its error guard. */
 export function tokenStatements(db: Database.Database) {
-  const insert = db.prepare<[string, string, string, string | null, string, number, number | null, string]>(
-    "INSERT INTO tokens (id, name, secret_hash, workspace, profile, created_at, expires_at, actor)" +
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  const insert = db.prepare<
+    [string, string, string, string | null, string, number, number | null, number | null, string]
+  >(
+    "INSERT INTO tokens (id, name, secret_hash, workspace, profile, created_at, expires_at, revoked_at, actor)" +
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const get = db.prepare<[string], TokenRecord>(`SELECT ${COLUMNS} WHERE id = ?`);
   const all = db.prepare<[], TokenRecord>(`SELECT ${COLUMNS} ORDER BY created_at DESC, rowid DESC`);
@@ -35,7 +37,7 @@ export function tokenStatements(db: Database.Database) {
   return {
     put(t: TokenRecord): void {
       if (get.get(t.id)) throw new AfsError("ALREADY_EXISTS", `token ${t.id} already exists`, { token_id: t.id });
-      insert.run(t.id, t.name, t.secretHash, t.workspace, t.profile, t.createdAt, t.expiresAt, t.actor);
+      insert.run(t.id, t.name, t.secretHash, t.workspace, t.profile, t.createdAt, t.expiresAt, t.revokedAt, t.actor);
     },
     get: (id: string): TokenRecord | null => get.get(id) ?? null,
     list: (): TokenRecord[] => all.all(),

@@ -1,0 +1,217 @@
+// `afs migrate`: copies workspaces with their whole history (checkpoints, live overlay, event log),
+// the objects they reach and the tokens from one Store to another, then checks the target like
+// `afs fsck`. The source is only read; the target gets each workspace in one atomic import.
+import { createHash } from "node:crypto";
+import { AfsError } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
+import type { Store, WorkspaceDump } from "../store/store.js";
+import type { TokenRecord } from "../store/tokens.js";
+import { checkStore, type FsckResult } from "./gc.js";
+import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader } from "./tree.js";
+
+export interface MigrateOptions {
+  /** Only these workspaces (and the tokens pinned to them, plus control-plane tokens); all by default. */
+  workspaces?: readonly string[];
+  /** Bytes of object content copied so far, of the total to copy. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface MigrateResult {
+  workspaces: string[];
+  checkpoints: number;
+  events: number;
+  /** Trees reached and written (writing one the target has changes nothing). */
+  trees: number;
+  blobs_copied: number;
+  /** Objects the target already held (content addressing makes them the same). */
+  objects_present: number;
+  bytes_copied: number;
+  tokens_copied: number;
+  tokens_present: number;
+  /** The target checked as `afs fsck` would after the copy. */
+  fsck: FsckResult;
+}
+
+const BATCH = 256;
+/** A workspace being written while it is read is read again, this many times at most. */
+const DUMP_ATTEMPTS = 5;
+
+export async function migrate(source: Store, target: Store, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const names = await chooseWorkspaces(source, options.workspaces);
+  for (const name of names) {
+    if (await target.getWorkspace(name)) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `the target store already has a workspace named ${name}; delete it there, or migrate the others with --workspace`,
+        { workspace: name },
+      );
+    }
+  }
+  const dumps: WorkspaceDump[] = [];
+  for (const name of names) dumps.push(await dumpWorkspace(source, name));
+  const tokens = (await source.listTokens()).filter((t) => t.workspace === null || names.includes(t.workspace));
+  await checkTokens(target, tokens);
+
+  const objects = await copyObjects(source, target, dumps, options.onProgress);
+  for (const dump of dumps) await target.importWorkspace(dump);
+  let tokensCopied = 0;
+  // Oldest first, so tokens created in the same millisecond list in the same order there.
+  for (const token of [...tokens].reverse()) {
+    if (await target.getToken(token.id)) continue;
+    await target.putToken(token);
+    tokensCopied++;
+  }
+  return {
+    workspaces: names,
+    checkpoints: dumps.reduce((n, d) => n + d.checkpoints.length, 0),
+    events: dumps.reduce((n, d) => n + d.events.length, 0),
+    ...objects,
+    tokens_copied: tokensCopied,
+    tokens_present: tokens.length - tokensCopied,
+    fsck: await checkStore(target, new TreeReader(target)),
+  };
+}
+
+async function chooseWorkspaces(source: Store, wanted: readonly string[] | undefined): Promise<string[]> {
+  const all = (await source.listWorkspaces()).map((w) => w.name);
+  if (!wanted || wanted.length === 0) return all;
+  const missing = wanted.filter((name) => !all.includes(name));
+  if (missing.length > 0) {
+    throw new AfsError("NOT_FOUND", `the source store has no workspace ${missing.join(", ")}`, { workspaces: missing });
+  }
+  return [...new Set(wanted)];
+}
+
+/** A consistent dump: read again when a commit landed between reading the record and the log. */
+async function dumpWorkspace(source: Store, name: string): Promise<WorkspaceDump> {
+  for (let attempt = 0; attempt < DUMP_ATTEMPTS; attempt++) {
+    const before = await source.getWorkspace(name);
+    if (!before) throw new AfsError("NOT_FOUND", `workspace ${name} was deleted from the source during the migration`);
+    const checkpoints = await source.listCheckpoints(name);
+    const overlay = await source.overlayUnder(name, "/");
+    const events = [];
+    for (let after = 0; ; ) {
+      const page = await source.listEvents(name, after, 10_000);
+      events.push(...page);
+      if (page.length < 10_000) break;
+      after = page[page.length - 1]?.seq ?? after;
+    }
+    const now = await source.getWorkspace(name);
+    if (now?.revision === before.revision && now.head === before.head) {
+      return { workspace: before, checkpoints, overlay, events };
+    }
+  }
+  throw new AfsError(
+    "CONFLICT",
+    `workspace ${name} kept changing while it was read; stop the processes writing to the source and migrate again`,
+    { workspace: name },
+  );
+}
+
+/** Tokens the target holds under the same id must be the same token, or nothing is copied. */
+async function checkTokens(target: Store, tokens: readonly TokenRecord[]): Promise<void> {
+  for (const token of tokens) {
+    const there = await target.getToken(token.id);
+    if (there && JSON.stringify(there) !== JSON.stringify(token)) {
+      throw new AfsError(
+        "CONFLICT",
+        `the target store has a different token with id ${token.id}; revoke or remove it there first`,
+        { token: token.id },
+      );
+    }
+  }
+}
+
+/** Copies every tree and blob the dumps reach that the target lacks, checking each blob's hash. */
+async function copyObjects(
+  source: Store,
+  target: Store,
+  dumps: readonly WorkspaceDump[],
+  onProgress: MigrateOptions["onProgress"],
+): Promise<Pick<MigrateResult, "trees" | "blobs_copied" | "objects_present" | "bytes_copied">> {
+  const trees = new TreeReader(source);
+  const treeHashes = new Set<Hash>();
+  const blobHashes = new Set<Hash>();
+  const stack: Hash[] = [];
+  for (const dump of dumps) {
+    for (const cp of dump.checkpoints) stack.push(cp.root);
+    for (const row of dump.overlay) {
+      if (row.entry?.kind === "dir") stack.push(row.entry.hash);
+      else if (row.entry) blobHashes.add(row.entry.hash);
+    }
+  }
+  while (stack.length > 0) {
+    const hash = stack.pop() as Hash;
+    if (treeHashes.has(hash)) continue;
+    treeHashes.add(hash);
+    for (const entry of (await trees.get(hash)).values()) {
+      if (entry.kind === "dir") stack.push(entry.hash);
+      else blobHashes.add(entry.hash);
+    }
+  }
+
+  const blobs = [...blobHashes];
+  const missing: Hash[] = [];
+  for (let i = 0; i < blobs.length; i += BATCH) {
+    const batch = blobs.slice(i, i + BATCH);
+    const present = await target.hasBlobs(batch);
+    for (const h of batch) if (!present.has(h)) missing.push(h);
+  }
+  const sizes = new Map<Hash, number>();
+  for (const h of missing) {
+    const size = await source.blobSize(h);
+    if (size === null) throw new AfsError("IO_ERROR", `blob ${h} is missing from the source store; run afs fsck there`);
+    sizes.set(h, size);
+  }
+  const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+  let done = 0;
+  onProgress?.(0, total);
+
+  // Trees before blobs would do as well: nothing references them until the workspaces are imported.
+  const treeList = [...treeHashes];
+  for (let i = 0; i < treeList.length; i += BATCH) {
+    const batch = [];
+    for (const hash of treeList.slice(i, i + BATCH)) {
+      // Every store holds the empty tree implicitly (Afs.open writes it), so it is copied from here.
+      const data = hash === EMPTY_TREE ? EMPTY_TREE_DATA : await source.getTree(hash);
+      if (!data) throw new AfsError("IO_ERROR", `tree ${hash} is missing from the source store; run afs fsck there`);
+      batch.push({ hash, data });
+    }
+    await target.putTrees(batch);
+  }
+
+  let small: { hash: Hash; data: Buffer }[] = [];
+  let smallBytes = 0;
+  const flush = async (): Promise<void> => {
+    await target.putBlobs(small);
+    small = [];
+    smallBytes = 0;
+  };
+  for (const hash of missing) {
+    const size = sizes.get(hash) as number;
+    if (size <= target.chunkBytes) {
+      const data = await source.getBlob(hash);
+      if (!data || createHash("sha256").update(data).digest("hex") !== hash) throw damaged(hash);
+      small.push({ hash, data });
+      smallBytes += size;
+      if (small.length >= BATCH || smallBytes >= target.chunkBytes) await flush();
+    } else {
+      const stored = await target.putBlobStream(source.blobStream(hash));
+      if (stored.hash !== hash) throw damaged(hash);
+    }
+    done += size;
+    onProgress?.(done, total);
+  }
+  await flush();
+  return {
+    trees: treeList.length,
+    blobs_copied: missing.length,
+    objects_present: blobs.length - missing.length,
+    bytes_copied: total,
+  };
+}
+
+const damaged = (hash: Hash): AfsError =>
+  new AfsError("IO_ERROR", `blob ${hash} in the source store does not match its hash; run afs fsck there`, {
+    blob: hash,
+  });
