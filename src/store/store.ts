@@ -76,6 +76,11 @@ export interface HeadMove {
   event: EventInput;
 }
 
+/** A running `followEvents`; close() stops it (a batch being delivered still finishes). */
+export interface EventFollower {
+  close(): void;
+}
+
 /** A workspace exactly as it stands in one store, for copying it into another (`afs migrate`). */
 export interface WorkspaceDump {
   workspace: WorkspaceRecord;
@@ -142,6 +147,16 @@ export interface Store extends TokenStore {
   deleteCheckpoint(workspace: string, id: string): Promise<boolean>;
 
   listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
+  /**
+   * Delivers the workspace's events after `afterSeq` as they are appended, by this process or any
+   * other sharing the store, in order and a batch at a time (the next waits for `onEvents` to
+   * settle). A failed read is tried again, from the last event delivered, until close().
+   */
+  followEvents(
+    workspace: string,
+    afterSeq: number,
+    onEvents: (events: EventRecord[]) => Promise<void> | void,
+  ): EventFollower;
 
   // Garbage collection support.
   /** Every root a live object can hang from: checkpoint roots and overlay entries. */

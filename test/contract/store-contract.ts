@@ -560,6 +560,33 @@ export function storeContract(name: string, make: StoreFactory): void {
         expect((await store.listEvents("ws", 2, 1))[0]?.path).toBe("/3");
         expect(await store.listEvents("missing", 0, 10)).toEqual([]);
       });
+
+      it("follows the log: events after the start, in order, as they are appended, until closed", async () => {
+        await workspace("ws");
+        await store.commit("ws", { expectRevision: 0, set: [], events: [event("/before")] });
+        const seen: string[] = [];
+        let batches = 0;
+        const follower = store.followEvents("ws", 1, async (batch) => {
+          batches++;
+          // A slow consumer: the next batch must wait for this one.
+          await new Promise((r) => setTimeout(r, 20));
+          for (const e of batch) seen.push(`${e.seq}:${e.path}`);
+        });
+        const until = async (n: number): Promise<void> => {
+          const deadline = Date.now() + 5_000;
+          while (seen.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        };
+        await store.commit("ws", { expectRevision: 1, set: [], events: [event("/a"), event("/b")] });
+        await until(2);
+        await store.commit("ws", { expectRevision: 3, set: [], events: [event("/c")] });
+        await until(3);
+        expect(seen).toEqual(["2:/a", "3:/b", "4:/c"]);
+        expect(batches).toBeGreaterThanOrEqual(1);
+        follower.close();
+        await store.commit("ws", { expectRevision: 4, set: [], events: [event("/after-close")] });
+        await new Promise((r) => setTimeout(r, 300));
+        expect(seen).toEqual(["2:/a", "3:/b", "4:/c"]);
+      });
     });
 
     describe("importWorkspace", () => {

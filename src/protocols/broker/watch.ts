@@ -6,7 +6,7 @@ import { type FSWatcher, watch } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isWithin, joinPath, parentOf, segments } from "../../core/paths.js";
-import type { EventRecord } from "../../store/store.js";
+import type { EventFollower, EventRecord } from "../../store/store.js";
 import { TEMP_NAME } from "../../volume/local-dir/disk.js";
 import type { BrokerRoot } from "./roots.js";
 
@@ -128,23 +128,17 @@ export async function watchDisk(
   };
 }
 
-/** Polls a workspace's event log from `afterSeq`, reporting each changed path once per poll. */
+/** Follows a workspace's event log from `afterSeq`, reporting each changed path once per batch. */
 export function watchEvents(
-  events: (afterSeq: number) => Promise<EventRecord[]>,
+  follow: (afterSeq: number, onEvents: (events: EventRecord[]) => Promise<void>) => EventFollower,
   afterSeq: number,
   exists: (path: string) => Promise<boolean>,
   path: string,
   recursive: boolean,
   sink: ChangeSink,
-  intervalMs = 100,
 ): WatchHandle {
-  let seq = afterSeq;
-  let busy = false;
   const inScope = (p: string): boolean => (recursive ? isWithin(p, path) : p === path || parentOf(p) === path);
-  const poll = async (): Promise<void> => {
-    const batch = await events(seq);
-    if (batch.length === 0) return;
-    seq = (batch.at(-1) as EventRecord).seq;
+  return follow(afterSeq, async (batch) => {
     // The first event of a path in the batch says whether something was there before.
     const firstOld = new Map<string, EventRecord["oldHash"]>();
     for (const e of batch) if (!firstOld.has(e.path) && inScope(e.path)) firstOld.set(e.path, e.oldHash);
@@ -152,16 +146,5 @@ export function watchEvents(
       if (!(await exists(p))) sink(p, "deleted");
       else sink(p, old === null ? "created" : "modified");
     }
-  };
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    poll()
-      .catch(() => {})
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return { close: () => clearInterval(timer) };
+  });
 }

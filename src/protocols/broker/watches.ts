@@ -55,7 +55,7 @@ export class Watches {
       const ws = root.workspace as string;
       const from = (await afs.getWorkspace(ws)).revision;
       handle = watchEvents(
-        (after) => afs.store.listEvents(ws, after, 1000),
+        (after, onEvents) => afs.store.followEvents(ws, after, onEvents),
         from,
         async (path) => (await root.volume.stat(path)) !== null,
         real.path,

@@ -9,9 +9,11 @@ import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
 import { checkDump } from "../dump.js";
+import { pollEvents } from "../follow.js";
 import type {
   CheckpointRecord,
   Commit,
+  EventFollower,
   EventInput,
   EventRecord,
   HeadMove,
@@ -295,6 +297,15 @@ export class SqliteStore implements Store {
 
   async listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]> {
     return this.guard(() => this.st.events.all(workspace, afterSeq, limit));
+  }
+
+  followEvents(
+    workspace: string,
+    afterSeq: number,
+    onEvents: (events: EventRecord[]) => Promise<void> | void,
+  ): EventFollower {
+    // Other processes write the same file and nothing tells this one: poll the indexed log.
+    return pollEvents((after, limit) => this.listEvents(workspace, after, limit), afterSeq, onEvents);
   }
 
   // --- garbage collection and integrity --------------------------------------------------------
