@@ -1,19 +1,13 @@
 // The embedded Store: one SQLite file in WAL mode that every afs process on a machine can share.
 // Each commit and head move is one BEGIN IMMEDIATE transaction, so the revision check and the
 // writes it guards never interleave with another connection's.
-import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import type { Entry, EntryKind } from "../../core/entry.js";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
-import { SqliteBlobs } from "./blobs.js";
-import { Sqlite } from "./driver.js";
-import { migrate } from "./schema.js";
-import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
-import { tokenStatements } from "./tokens.js";
-import { useWal } from "./wal.js";
+import { makeDirectory } from "../make-dir.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -25,6 +19,12 @@ import type {
   WorkspaceRecord,
 } from "../store.js";
 import type { TokenRecord } from "../tokens.js";
+import { SqliteBlobs } from "./blobs.js";
+import { Sqlite } from "./driver.js";
+import { migrate } from "./schema.js";
+import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
+import { tokenStatements } from "./tokens.js";
+import { useWal } from "./wal.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /** Rows per query when listing objects, so gc never holds a statement open across an await. */
@@ -142,9 +142,9 @@ export class SqliteStore implements Store {
   /** Opens (creating if needed) the store file at `path`, migrating its schema to the newest version. */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const file = resolve(path);
+    makeDirectory(dirname(file), "the afs store");
     let db: Database.Database | undefined;
     try {
-      mkdirSync(dirname(file), { recursive: true });
       const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
       db = new Sqlite(file, { timeout });
       useWal(db, timeout);
