@@ -14,6 +14,7 @@ import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import { maskStoreUrl } from "../store/url.js";
 import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import { AttachedVolume } from "./attached-volume.js";
 import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
@@ -411,7 +412,8 @@ export class Afs {
     return {
       version: VERSION,
       home: this.home,
-      store: this.store.url,
+      // A password in the URL (redis://user:pass@…) is never shown.
+      store: maskStoreUrl(this.store.url),
       current_workspace: await this.currentWorkspace(),
       workspaces: workspaces.length,
     };
