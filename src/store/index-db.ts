@@ -18,7 +18,7 @@ export class IndexDb {
 
   static open(path: string): IndexDb {
     const file = resolve(path);
-    makeDirectory(dirname(file), "the search index");
+    makeDirectory(dirname(file), `the search index ${file}`);
     const db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
     useWal(db, BUSY_TIMEOUT_MS);
     db.pragma("synchronous = NORMAL");

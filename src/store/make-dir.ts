@@ -13,7 +13,7 @@ export function makeDirectory(dir: string, what: string): void {
     if (found === "dir") break;
     if (found === "other") {
       throw new AfsError(
-        "INVALID_ARGUMENT",
+        "IO_ERROR",
         `cannot use ${resolve(dir)} for ${what}: ${at} exists and is not a directory; choose another path`,
         { path: resolve(dir) },
       );

@@ -32,17 +32,19 @@ describe("an unusable SQLite path", () => {
     ] as const) {
       const r = bounded(args, env);
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/^afs: cannot create \/proc\/x for the afs store \(ENOENT\): .*\[IO_ERROR\]\n$/);
+      expect(r.stderr).toMatch(
+        /^afs: cannot create \/proc\/x for the afs store \/proc\/x\/(y\/)?afs\.db \(ENOENT\): .*\[IO_ERROR\]\n$/,
+      );
       expect(r.stderr).toContain("choose a path under a writable directory");
     }
   });
 
-  it("is an INVALID_ARGUMENT when a file stands where a directory must be", async () => {
+  it("is an IO_ERROR naming the file that stands where a directory must be", async () => {
     const file = afs.tmp("plain-file");
     await writeFile(file, "x");
     const r = bounded(["status", "--store", `sqlite:${file}/sub/afs.db`]);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`${file} exists and is not a directory`);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`for the afs store ${file}/sub/afs.db: ${file} exists and is not a directory`);
   });
 
   it("an unusable home is the same clear error", () => {

@@ -16,6 +16,7 @@ import type {
   HeadMove,
   OverlayRow,
   Store,
+  TemplateRecord,
   WorkspaceRecord,
 } from "../store.js";
 import type { TokenRecord } from "../tokens.js";
@@ -23,6 +24,7 @@ import { SqliteBlobs } from "./blobs.js";
 import { Sqlite } from "./driver.js";
 import { migrate } from "./schema.js";
 import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
+import { templateStatements } from "./templates.js";
 import { tokenStatements } from "./tokens.js";
 import { useWal } from "./wal.js";
 
@@ -59,6 +61,8 @@ export class SqliteStore implements Store {
   private readonly putObjectsTx: (kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void;
   private readonly deleteObjectsTx: (kind: ObjectKind, hashes: readonly Hash[]) => number;
   private readonly tokens: ReturnType<typeof tokenStatements>;
+  private readonly templates: ReturnType<typeof templateStatements>;
+  private readonly setTemplateTx: (workspace: string, slug: string | null) => void;
 
   private constructor(
     private readonly db: Database.Database,
@@ -68,6 +72,7 @@ export class SqliteStore implements Store {
     const st = prepare(db);
     this.st = st;
     this.tokens = tokenStatements(db);
+    this.templates = templateStatements(db);
     this.blobs = new SqliteBlobs(db, (fn) => this.guard(fn));
     this.chunkBytes = this.blobs.chunkBytes;
     const immediate = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
@@ -117,6 +122,8 @@ export class SqliteStore implements Store {
       this.insertCheckpoint(ws.name, initial);
     });
 
+    this.setTemplateTx = immediate((workspace: string, slug: string | null) => this.templates.set(workspace, slug));
+
     this.deleteCheckpointTx = immediate((workspace: string, id: string): boolean => {
       if (st.head.get(workspace) === id) {
         throw new AfsError("CONFLICT", `checkpoint ${id} is the head of workspace ${workspace}; move head first`, {
@@ -142,7 +149,7 @@ export class SqliteStore implements Store {
   /** Opens (creating if needed) the store file at `path`, migrating its schema to the newest version. */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const file = resolve(path);
-    makeDirectory(dirname(file), "the afs store");
+    makeDirectory(dirname(file), `the afs store ${file}`);
     let db: Database.Database | undefined;
     try {
       const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
@@ -221,8 +228,16 @@ export class SqliteStore implements Store {
   }
 
   async deleteWorkspace(name: string): Promise<boolean> {
-    // Checkpoints, overlay rows and events go with it through ON DELETE CASCADE.
+    // Checkpoints, overlay rows, events and its template mark go with it through ON DELETE CASCADE.
     return this.guard(() => this.st.deleteWorkspace.run(name).changes > 0);
+  }
+
+  async setTemplate(workspace: string, slug: string | null): Promise<void> {
+    this.guard(() => this.setTemplateTx(workspace, slug));
+  }
+
+  async listTemplates(): Promise<TemplateRecord[]> {
+    return this.guard(() => this.templates.list());
   }
 
   // --- overlay -------------------------------------------------------------------------------
