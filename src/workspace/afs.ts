@@ -44,6 +44,7 @@ import { checkName } from "./names.js";
 import { type RecordOptions, type RecordResult, recordDirectory, VerifiedStats } from "./record.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { syncTree } from "./sync-dir.js";
+import { findWorkspace, setTemplate, templateSlugs, templateSource } from "./templates.js";
 import { exportTree, type ImportOptions, importTree, type Progress, type SkippedFile } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
 import { VERSION } from "./version.js";
@@ -169,17 +170,46 @@ export class Afs {
 
   // --- workspaces --------------------------------------------------------------------------
 
-  async createWorkspace(name: string, options: { description?: string } = {}): Promise<WorkspaceInfo> {
-    return this.createWithRoot(name, EMPTY_TREE, { kind: "initial", parent: null, description: options.description });
+  /**
+   * An empty workspace, or with `template` one that starts at O(1) from that template's head
+   * checkpoint, like a fork: same tree, a `fork` checkpoint naming the template as its start.
+   */
+  async createWorkspace(
+    name: string,
+    options: { description?: string; template?: string } = {},
+  ): Promise<WorkspaceInfo> {
+    if (options.template === undefined) {
+      return this.createWithRoot(name, EMPTY_TREE, { kind: "initial", parent: null, description: options.description });
+    }
+    checkName("workspace", name);
+    const source = await templateSource(this.ctx, options.template);
+    const origin = `from template ${options.template} (workspace ${source.workspace}, checkpoint ${source.head.name})`;
+    return this.createWithRoot(name, source.head.root, {
+      kind: "fork",
+      parent: source.head.id,
+      description: origin,
+      workspaceDescription: options.description ?? origin,
+    });
   }
 
   async listWorkspaces(): Promise<WorkspaceInfo[]> {
-    const all = await this.store.listWorkspaces();
-    return Promise.all(all.map((ws) => workspaceInfo(this.ctx, ws)));
+    const [all, templates] = await Promise.all([this.store.listWorkspaces(), templateSlugs(this.ctx)]);
+    return Promise.all(all.map((ws) => workspaceInfo(this.ctx, ws, templates.get(ws.name) ?? null)));
   }
 
   async getWorkspace(name: string): Promise<WorkspaceInfo> {
-    return workspaceInfo(this.ctx, await this.requireWorkspace(name));
+    return this.describe(await this.requireWorkspace(name));
+  }
+
+  /** A workspace named by its name or its id (the hosted control plane takes either). */
+  async findWorkspace(ref: string): Promise<WorkspaceInfo> {
+    return this.describe(await findWorkspace(this.ctx, ref));
+  }
+
+  /** Offers a workspace as a template under `slug` (replacing any slug it had), or withdraws it (null). */
+  async setTemplate(name: string, slug: string | null): Promise<WorkspaceInfo> {
+    await setTemplate(this.ctx, name, slug);
+    return this.getWorkspace(name);
   }
 
   /** A new workspace starting from the source's live state (its uncommitted changes included). */
@@ -432,6 +462,10 @@ export class Afs {
     return dir;
   }
 
+  private async describe(ws: WorkspaceRecord): Promise<WorkspaceInfo> {
+    return workspaceInfo(this.ctx, ws, (await templateSlugs(this.ctx)).get(ws.name) ?? null);
+  }
+
   private async requireWorkspace(name: string): Promise<WorkspaceRecord> {
     const ws = await this.store.getWorkspace(name);
     if (!ws) throw notFoundWorkspace(name);
@@ -453,7 +487,13 @@ export class Afs {
   private async createWithRoot(
     name: string,
     root: Hash,
-    from: { kind: CheckpointRecord["kind"]; parent: string | null; description?: string },
+    from: {
+      kind: CheckpointRecord["kind"];
+      parent: string | null;
+      description?: string | undefined;
+      /** The workspace's own description when it differs from its first checkpoint's. */
+      workspaceDescription?: string;
+    },
   ): Promise<WorkspaceInfo> {
     checkName("workspace", name);
     const now = Date.now();
@@ -470,7 +510,7 @@ export class Afs {
     };
     const ws: WorkspaceRecord = {
       name,
-      description: from.description ?? "",
+      description: from.workspaceDescription ?? from.description ?? "",
       head: checkpoint.id,
       revision: 0,
       createdAt: now,
@@ -482,7 +522,8 @@ export class Afs {
       if (e instanceof AfsError && e.code === "ALREADY_EXISTS") throw alreadyExists(name);
       throw e;
     }
-    return workspaceInfo(this.ctx, ws);
+    // A new workspace is never a template yet.
+    return workspaceInfo(this.ctx, ws, null);
   }
 }
 
