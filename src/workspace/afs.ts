@@ -2,13 +2,13 @@
 // Every surface (CLI, MCP, ACP, HTTP) talks to this facade and the ops, never to the store.
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { AfsError, toAfsError } from "../core/errors.js";
+import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
 import { ChunkIndex } from "../search/chunk-index.js";
 import { embedderFromEnv } from "../search/embedder.js";
 import { IndexDb, indexDbPath } from "../store/index-db.js";
+import { makeDirectory } from "../store/make-dir.js";
 import { openStore } from "../store/open.js";
 import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
@@ -266,9 +266,7 @@ export class Afs {
       return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
     }
     const target = options.checkpoint ? await getCheckpoint(this.ctx, name, options.checkpoint) : null;
-    await mkdir(dir, { recursive: true }).catch((e) => {
-      throw toAfsError(e);
-    });
+    makeDirectory(dir, "the export");
     const real = await realDirectory(dir);
     const attached = (await this.attachedDirectory(name)) === real;
     const what = target ? `checkpoint ${target.name}` : "the live state";

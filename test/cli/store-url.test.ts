@@ -1,5 +1,5 @@
-// `--store` / AFS_STORE that cannot be used: one clear line and an exit status, never a hang, and
-// never a password from the URL on the screen.
+// A store, home or export path that cannot be used: one clear line and an exit status, never a
+// hang; and never a password from a store URL on the screen.
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,6 +45,15 @@ describe("an unusable SQLite path", () => {
     const r = bounded(["status", "--store", `sqlite:${file}/sub/afs.db`]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`for the afs store ${file}/sub/afs.db: ${file} exists and is not a directory`);
+  });
+
+  it("an export into an unusable directory is the same clear error", () => {
+    afs.ok(["ws", "create", "exported"]);
+    for (const extra of [[], ["--force"]]) {
+      const r = bounded(["ws", "export", "exported", "/proc/x/out", ...extra]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/^afs: cannot create \/proc\/x for the export \(ENOENT\): .*\[IO_ERROR\]\n$/);
+    }
   });
 
   it("an unusable home is the same clear error", () => {
