@@ -110,7 +110,7 @@ export async function checkBearer(
 
 export async function revokeToken(store: TokenStore, id: string, now = Date.now()): Promise<void> {
   if (!(await store.revokeToken(id, now))) {
-    throw new AfsError("NOT_FOUND", `token ${id} does not exist; see afs token list`, { token_id: id });
+    throw new AfsError("NOT_FOUND", `token ${id} does not exist`, { token_id: id }, "list-tokens");
   }
 }
 

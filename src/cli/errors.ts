@@ -2,7 +2,7 @@
 // one table keyed by AfsError code, so scripts can tell "not found" from "conflict".
 import { CommanderError } from "commander";
 import type { ZodError } from "zod";
-import { AfsError, type ErrorCode, toAfsError } from "../core/errors.js";
+import { AfsError, type ErrorCode, type NextStep, toAfsError, withNextStep } from "../core/errors.js";
 
 /** Exit statuses. 0 is success; USAGE covers bad flags, bad names and bad paths alike. */
 export const EXIT_CODES: Readonly<Record<ErrorCode | "USAGE", number>> = {
@@ -17,6 +17,14 @@ export const EXIT_CODES: Readonly<Record<ErrorCode | "USAGE", number>> = {
   PERMISSION_DENIED: 5,
   QUOTA_EXCEEDED: 6,
   TIMEOUT: 7,
+};
+
+/** Where an error points a person next, in CLI commands. */
+export const CLI_NEXT_STEPS: Readonly<Record<NextStep, string>> = {
+  "list-workspaces": "see afs ws list",
+  "list-checkpoints": "see afs cp list",
+  "list-templates": "see afs ws list (templates show their slug)",
+  "list-tokens": "see afs token list",
 };
 
 /** Raised by commands that finished but must report failure (fsck with problems). */
@@ -51,7 +59,7 @@ export function report(e: unknown): number {
     return e.exitCode === 0 ? 0 : EXIT_CODES.USAGE;
   }
   const err = isZodError(e) ? fromZod(e) : toAfsError(e);
-  process.stderr.write(`afs: ${err.message} [${err.code}]\n`);
+  process.stderr.write(`afs: ${withNextStep(err, CLI_NEXT_STEPS)} [${err.code}]\n`);
   if (process.env.AFS_DEBUG === "1") {
     process.stderr.write(`${(e instanceof Error && e.stack) || String(e)}\n`);
     if (Object.keys(err.details).length > 0) process.stderr.write(`${JSON.stringify(err.details)}\n`);

@@ -16,15 +16,25 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * Where a caller can look next. The message stays neutral; each face appends the step in its own
+ * words from one table (the CLI names a command, MCP a tool the session has), so no face is told
+ * about another's commands.
+ */
+export const NEXT_STEPS = ["list-workspaces", "list-checkpoints", "list-templates", "list-tokens"] as const;
+export type NextStep = (typeof NEXT_STEPS)[number];
+
 export class AfsError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
+  readonly next: NextStep | undefined;
 
-  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, next?: NextStep) {
     super(message);
     this.name = "AfsError";
     this.code = code;
     this.details = details;
+    this.next = next;
   }
 
   toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
@@ -32,6 +42,12 @@ export class AfsError extends Error {
       ? { code: this.code, message: this.message, details: this.details }
       : { code: this.code, message: this.message };
   }
+}
+
+/** The message with the face's words for its next step, when the face has any. */
+export function withNextStep(err: AfsError, steps: Readonly<Partial<Record<NextStep, string>>>): string {
+  const step = err.next === undefined ? undefined : steps[err.next];
+  return step === undefined ? err.message : `${err.message}; ${step}`;
 }
 
 export const isAfsError = (e: unknown): e is AfsError => e instanceof AfsError;

@@ -1,9 +1,10 @@
 // The search indexes' own SQLite file. Everything in it is derived from blobs and keyed by their
 // content hash, so it is a cache that can never go stale: delete the file and it is rebuilt.
 // It sits beside the store (afs.db → afs.index.db) so indexing never contends with workspace commits.
-import { mkdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
+import { makeDirectory } from "./make-dir.js";
 import { Sqlite } from "./sqlite/driver.js";
 import { useWal } from "./sqlite/wal.js";
 
@@ -17,7 +18,7 @@ export class IndexDb {
 
   static open(path: string): IndexDb {
     const file = resolve(path);
-    mkdirSync(dirname(file), { recursive: true });
+    makeDirectory(dirname(file), `the search index ${file}`);
     const db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
     useWal(db, BUSY_TIMEOUT_MS);
     db.pragma("synchronous = NORMAL");

@@ -5,11 +5,14 @@
 import { fileURLToPath } from "node:url";
 import { AfsError } from "../core/errors.js";
 import type { Store } from "./store.js";
+import { maskStoreUrl } from "./url.js";
 
 const ACCEPTED = "use sqlite:/abs/path/afs.db, sqlite:relative.db, file:///abs/path/afs.db or a plain file path";
 
 const invalid = (url: string, why: string): AfsError =>
-  new AfsError("INVALID_ARGUMENT", `store URL ${JSON.stringify(url)} ${why}; ${ACCEPTED}`, { url });
+  new AfsError("INVALID_ARGUMENT", `store URL ${JSON.stringify(maskStoreUrl(url))} ${why}; ${ACCEPTED}`, {
+    url: maskStoreUrl(url),
+  });
 
 /** What each URL scheme opens; a bare path (no scheme) opens SQLite too. */
 const SCHEMES: Record<string, (url: string, rest: string) => Promise<Store>> = {
@@ -39,7 +42,10 @@ function sqlitePath(url: string, rest: string): string {
   if (!rest.startsWith("//")) return nonEmpty(url, rest);
   const slash = rest.indexOf("/", 2);
   const host = rest.slice(2, slash === -1 ? undefined : slash);
-  if (host !== "" && host !== "localhost") throw invalid(url, `names a host (${host}); SQLite stores are local files`);
+  if (host !== "" && host !== "localhost") {
+    // The host without its userinfo: a password must not reach the message.
+    throw invalid(url, `names a host (${host.slice(host.lastIndexOf("@") + 1)}); SQLite stores are local files`);
+  }
   return nonEmpty(url, slash === -1 ? "" : rest.slice(slash));
 }
 
@@ -57,5 +63,7 @@ function nonEmpty(url: string, path: string): string {
 }
 
 async function redisNotYet(url: string): Promise<never> {
-  throw new AfsError("INVALID_ARGUMENT", "the redis store is not available yet; use sqlite:/path/afs.db", { url });
+  throw new AfsError("INVALID_ARGUMENT", "the redis store is not available yet; use sqlite:/path/afs.db", {
+    url: maskStoreUrl(url),
+  });
 }

@@ -35,6 +35,12 @@ export interface CheckpointRecord {
   description: string;
 }
 
+/** A workspace offered as a template: new workspaces start from its head under this slug. */
+export interface TemplateRecord {
+  slug: string;
+  workspace: string;
+}
+
 /** A live change: an entry that replaces what head has at `path`, or null for a deletion. */
 export interface OverlayRow {
   path: string;
@@ -119,7 +125,7 @@ export interface Store extends TokenStore {
   createWorkspace(ws: WorkspaceRecord, initial: CheckpointRecord): Promise<void>;
   getWorkspace(name: string): Promise<WorkspaceRecord | null>;
   listWorkspaces(): Promise<WorkspaceRecord[]>;
-  /** Removes the workspace, its checkpoints, overlay and events (objects stay until gc). */
+  /** Removes the workspace, its checkpoints, overlay, events and template mark (objects stay until gc). */
   deleteWorkspace(name: string): Promise<boolean>;
   /**
    * Creates a workspace exactly as dumped (checkpoint ids, revision, events with their seq and
@@ -127,6 +133,16 @@ export interface Store extends TokenStore {
    * it references must be stored first.
    */
   importWorkspace(dump: WorkspaceDump): Promise<void>;
+
+  // Templates: a workspace may be offered under one slug; a slug names one workspace.
+  /**
+   * Marks `workspace` as a template under `slug`, replacing any slug it had, or unmarks it (null;
+   * a no-op when it is not a template). Atomic. NOT_FOUND when the workspace does not exist;
+   * ALREADY_EXISTS when another workspace holds the slug (nothing changes then).
+   */
+  setTemplate(workspace: string, slug: string | null): Promise<void>;
+  /** Every template, ordered by slug. */
+  listTemplates(): Promise<TemplateRecord[]>;
 
   // The live overlay.
   overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>>;

@@ -2,18 +2,19 @@
 // Every surface (CLI, MCP, ACP, HTTP) talks to this facade and the ops, never to the store.
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { AfsError, toAfsError } from "../core/errors.js";
+import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
 import { ChunkIndex } from "../search/chunk-index.js";
 import { embedderFromEnv } from "../search/embedder.js";
 import { IndexDb, indexDbPath } from "../store/index-db.js";
+import { makeDirectory } from "../store/make-dir.js";
 import { openStore } from "../store/open.js";
 import { SqliteChunkStore } from "../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import { maskStoreUrl } from "../store/url.js";
 import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import { AttachedVolume } from "./attached-volume.js";
 import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
@@ -43,6 +44,7 @@ import { checkName } from "./names.js";
 import { type RecordOptions, type RecordResult, recordDirectory, VerifiedStats } from "./record.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { syncTree } from "./sync-dir.js";
+import { findWorkspace, setTemplate, templateSlugs, templateSource } from "./templates.js";
 import { exportTree, type ImportOptions, importTree, type Progress, type SkippedFile } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
 import { VERSION } from "./version.js";
@@ -168,17 +170,46 @@ export class Afs {
 
   // --- workspaces --------------------------------------------------------------------------
 
-  async createWorkspace(name: string, options: { description?: string } = {}): Promise<WorkspaceInfo> {
-    return this.createWithRoot(name, EMPTY_TREE, { kind: "initial", parent: null, description: options.description });
+  /**
+   * An empty workspace, or with `template` one that starts at O(1) from that template's head
+   * checkpoint, like a fork: same tree, a `fork` checkpoint naming the template as its start.
+   */
+  async createWorkspace(
+    name: string,
+    options: { description?: string; template?: string } = {},
+  ): Promise<WorkspaceInfo> {
+    if (options.template === undefined) {
+      return this.createWithRoot(name, EMPTY_TREE, { kind: "initial", parent: null, description: options.description });
+    }
+    checkName("workspace", name);
+    const source = await templateSource(this.ctx, options.template);
+    const origin = `from template ${options.template} (workspace ${source.workspace}, checkpoint ${source.head.name})`;
+    return this.createWithRoot(name, source.head.root, {
+      kind: "fork",
+      parent: source.head.id,
+      description: origin,
+      workspaceDescription: options.description ?? origin,
+    });
   }
 
   async listWorkspaces(): Promise<WorkspaceInfo[]> {
-    const all = await this.store.listWorkspaces();
-    return Promise.all(all.map((ws) => workspaceInfo(this.ctx, ws)));
+    const [all, templates] = await Promise.all([this.store.listWorkspaces(), templateSlugs(this.ctx)]);
+    return Promise.all(all.map((ws) => workspaceInfo(this.ctx, ws, templates.get(ws.name) ?? null)));
   }
 
   async getWorkspace(name: string): Promise<WorkspaceInfo> {
-    return workspaceInfo(this.ctx, await this.requireWorkspace(name));
+    return this.describe(await this.requireWorkspace(name));
+  }
+
+  /** A workspace named by its name or its id (the hosted control plane takes either). */
+  async findWorkspace(ref: string): Promise<WorkspaceInfo> {
+    return this.describe(await findWorkspace(this.ctx, ref));
+  }
+
+  /** Offers a workspace as a template under `slug` (replacing any slug it had), or withdraws it (null). */
+  async setTemplate(name: string, slug: string | null): Promise<WorkspaceInfo> {
+    await setTemplate(this.ctx, name, slug);
+    return this.getWorkspace(name);
   }
 
   /** A new workspace starting from the source's live state (its uncommitted changes included). */
@@ -235,9 +266,7 @@ export class Afs {
       return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
     }
     const target = options.checkpoint ? await getCheckpoint(this.ctx, name, options.checkpoint) : null;
-    await mkdir(dir, { recursive: true }).catch((e) => {
-      throw toAfsError(e);
-    });
+    makeDirectory(dir, "the export");
     const real = await realDirectory(dir);
     const attached = (await this.attachedDirectory(name)) === real;
     const what = target ? `checkpoint ${target.name}` : "the live state";
@@ -411,7 +440,8 @@ export class Afs {
     return {
       version: VERSION,
       home: this.home,
-      store: this.store.url,
+      // A password in the URL (redis://user:pass@…) is never shown.
+      store: maskStoreUrl(this.store.url),
       current_workspace: await this.currentWorkspace(),
       workspaces: workspaces.length,
     };
@@ -428,6 +458,10 @@ export class Afs {
       });
     }
     return dir;
+  }
+
+  private async describe(ws: WorkspaceRecord): Promise<WorkspaceInfo> {
+    return workspaceInfo(this.ctx, ws, (await templateSlugs(this.ctx)).get(ws.name) ?? null);
   }
 
   private async requireWorkspace(name: string): Promise<WorkspaceRecord> {
@@ -451,7 +485,13 @@ export class Afs {
   private async createWithRoot(
     name: string,
     root: Hash,
-    from: { kind: CheckpointRecord["kind"]; parent: string | null; description?: string },
+    from: {
+      kind: CheckpointRecord["kind"];
+      parent: string | null;
+      description?: string | undefined;
+      /** The workspace's own description when it differs from its first checkpoint's. */
+      workspaceDescription?: string;
+    },
   ): Promise<WorkspaceInfo> {
     checkName("workspace", name);
     const now = Date.now();
@@ -468,7 +508,7 @@ export class Afs {
     };
     const ws: WorkspaceRecord = {
       name,
-      description: from.description ?? "",
+      description: from.workspaceDescription ?? from.description ?? "",
       head: checkpoint.id,
       revision: 0,
       createdAt: now,
@@ -480,7 +520,8 @@ export class Afs {
       if (e instanceof AfsError && e.code === "ALREADY_EXISTS") throw alreadyExists(name);
       throw e;
     }
-    return workspaceInfo(this.ctx, ws);
+    // A new workspace is never a template yet.
+    return workspaceInfo(this.ctx, ws, null);
   }
 }
 

@@ -126,8 +126,9 @@ export async function getCheckpoint(ctx: EngineContext, workspace: string, name:
   if (!cp) {
     throw new AfsError(
       "NOT_FOUND",
-      `checkpoint ${JSON.stringify(name)} does not exist in workspace ${workspace}; see afs cp list`,
+      `checkpoint ${JSON.stringify(name)} does not exist in workspace ${workspace}`,
       { workspace, checkpoint: name },
+      "list-checkpoints",
     );
   }
   return cp;

@@ -1,8 +1,9 @@
 // Where afs keeps its data (AFS_HOME) and the small per-home settings file (current workspace,
 // attached directories).
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { readFile, rename, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { makeDirectory } from "../store/make-dir.js";
 
 export interface AfsConfig {
   current_workspace?: string;
@@ -37,7 +38,7 @@ export async function readConfig(home: string): Promise<AfsConfig> {
 
 /** Replaces the config file atomically so a crash never leaves half a file. */
 export async function writeConfig(home: string, config: AfsConfig): Promise<void> {
-  await mkdir(home, { recursive: true });
+  makeDirectory(home, "the afs home");
   const tmp = join(home, `config.json.${process.pid}.tmp`);
   await writeFile(tmp, `${JSON.stringify(config, null, 2)}\n`);
   await rename(tmp, join(home, "config.json"));

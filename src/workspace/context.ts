@@ -2,6 +2,7 @@
 import type { Hash } from "../core/hash.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
 import { Snapshot } from "./snapshot.js";
+import { workspaceId } from "./templates.js";
 import type { TreeReader } from "./tree.js";
 
 export interface EngineContext {
@@ -28,8 +29,13 @@ export interface CheckpointInfo {
 
 export interface WorkspaceInfo {
   name: string;
+  /** Stable id (templates.ts); hosted clients may name a workspace by it. */
+  id: string;
   description: string;
   head: string;
+  head_checkpoint_id: string;
+  /** The slug it is offered under as a template, or null. */
+  template: string | null;
   dirty: boolean;
   revision: number;
   created_at: string;
@@ -49,12 +55,20 @@ export const checkpointInfo = (cp: CheckpointRecord): CheckpointInfo => ({
   root: cp.root,
 });
 
-export async function workspaceInfo(ctx: EngineContext, ws: WorkspaceRecord): Promise<WorkspaceInfo> {
+/** `template`: the workspace's template slug (null when it is none), which the caller looked up. */
+export async function workspaceInfo(
+  ctx: EngineContext,
+  ws: WorkspaceRecord,
+  template: string | null,
+): Promise<WorkspaceInfo> {
   const [head, pending] = await Promise.all([ctx.store.getCheckpointById(ws.head), ctx.store.overlayCount(ws.name)]);
   return {
     name: ws.name,
+    id: workspaceId(ws),
     description: ws.description,
     head: head?.name ?? ws.head,
+    head_checkpoint_id: ws.head,
+    template,
     dirty: pending > 0,
     revision: ws.revision,
     created_at: iso(ws.createdAt),

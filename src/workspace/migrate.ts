@@ -20,6 +20,8 @@ export interface MigrateResult {
   workspaces: string[];
   checkpoints: number;
   events: number;
+  /** Workspaces offered as templates, still offered under the same slug. */
+  templates: number;
   /** Trees reached and written (writing one the target has changes nothing). */
   trees: number;
   blobs_copied: number;
@@ -51,9 +53,21 @@ export async function migrate(source: Store, target: Store, options: MigrateOpti
   for (const name of names) dumps.push(await dumpWorkspace(source, name));
   const tokens = (await source.listTokens()).filter((t) => t.workspace === null || names.includes(t.workspace));
   await checkTokens(target, tokens);
+  const templates = (await source.listTemplates()).filter((t) => names.includes(t.workspace));
+  const taken = new Map((await target.listTemplates()).map((t) => [t.slug, t.workspace]));
+  for (const t of templates) {
+    if (taken.has(t.slug)) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `the target store already offers template ${t.slug} (workspace ${taken.get(t.slug)}); unmark it there first`,
+        { template: t.slug },
+      );
+    }
+  }
 
   const objects = await copyObjects(source, target, dumps, options.onProgress);
   for (const dump of dumps) await target.importWorkspace(dump);
+  for (const t of templates) await target.setTemplate(t.workspace, t.slug);
   let tokensCopied = 0;
   // Oldest first, so tokens created in the same millisecond list in the same order there.
   for (const token of [...tokens].reverse()) {
@@ -65,6 +79,7 @@ export async function migrate(source: Store, target: Store, options: MigrateOpti
     workspaces: names,
     checkpoints: dumps.reduce((n, d) => n + d.checkpoints.length, 0),
     events: dumps.reduce((n, d) => n + d.events.length, 0),
+    templates: templates.length,
     ...objects,
     tokens_copied: tokensCopied,
     tokens_present: tokens.length - tokensCopied,

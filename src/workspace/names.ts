@@ -1,10 +1,10 @@
-// Names people and agents choose: workspaces and checkpoints share one rule.
+// Names people and agents choose: workspaces, checkpoints and template slugs share one rule.
 import { AfsError } from "../core/errors.js";
 
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const MAX_NAME = 128;
 
-export function checkName(kind: "workspace" | "checkpoint", name: string): string {
+export function checkName(kind: "workspace" | "checkpoint" | "template", name: string): string {
   if (typeof name !== "string" || !NAME_PATTERN.test(name) || name.length > MAX_NAME) {
     throw new AfsError(
       "INVALID_ARGUMENT",

@@ -89,4 +89,4 @@ export class Snapshot {
 }
 
 export const notFoundWorkspace = (name: string): AfsError =>
-  new AfsError("NOT_FOUND", `workspace ${JSON.stringify(name)} does not exist; see afs ws list`, { workspace: name });
+  new AfsError("NOT_FOUND", `workspace ${JSON.stringify(name)} does not exist`, { workspace: name }, "list-workspaces");

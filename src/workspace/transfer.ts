@@ -6,6 +6,7 @@ import { join, relative, sep } from "node:path";
 import { DIR_MODE, type Entry } from "../core/entry.js";
 import { AfsError, toAfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
+import { makeDirectory } from "../store/make-dir.js";
 import type { Store } from "../store/store.js";
 import { type DiskEntry, scanTree } from "../volume/dir-scan.js";
 import { storeFile, writeBlobFile } from "./blob-file.js";
@@ -228,7 +229,7 @@ export async function exportTree(
     if (existing.length > 0) {
       throw new AfsError("ALREADY_EXISTS", `${dir} is not empty; export into a new or empty directory`);
     }
-    await mkdir(dir, { recursive: true });
+    makeDirectory(dir, "the export");
     const files: { rel: string; entry: Entry }[] = [];
     const visit = async (hash: Hash, rel: string): Promise<void> => {
       for (const [name, entry] of await trees.get(hash)) {

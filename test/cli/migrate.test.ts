@@ -8,7 +8,7 @@ import type { Store, WorkspaceDump } from "../../src/store/store.js";
 import { type Cli, cli, ensureBuilt } from "./run.js";
 
 /** Everything a store holds of its workspaces and tokens, in a comparable form. */
-async function contents(url: string): Promise<{ dumps: WorkspaceDump[]; tokens: unknown[] }> {
+async function contents(url: string): Promise<{ dumps: WorkspaceDump[]; tokens: unknown[]; templates: unknown[] }> {
   const store: Store = await openStore(url);
   try {
     const dumps: WorkspaceDump[] = [];
@@ -21,7 +21,7 @@ async function contents(url: string): Promise<{ dumps: WorkspaceDump[]; tokens: 
       });
     }
     dumps.sort((a, b) => a.workspace.name.localeCompare(b.workspace.name));
-    return { dumps, tokens: await store.listTokens() };
+    return { dumps, tokens: await store.listTokens(), templates: await store.listTemplates() };
   } finally {
     await store.close();
   }
@@ -48,6 +48,7 @@ describe("afs migrate", () => {
     c.ok(["ws", "fork", "demo", "branch"]);
     c.ok(["fs", "rm", "-w", "demo", "/src/a.ts"]);
     c.ok(["token", "issue", "--workspace", "demo", "--name", "agent"]);
+    c.ok(["ws", "template", "branch", "starter"]);
     const revoked = c.json<{ token_id: string }>(["token", "issue", "--workspace", "branch"]);
     c.ok(["token", "revoke", revoked.token_id]);
   }, 120_000);
@@ -71,6 +72,7 @@ describe("afs migrate", () => {
     expect(result.fsck.ok).toBe(true);
 
     const original = await contents(source);
+    expect(original.templates).toEqual([{ slug: "starter", workspace: "branch" }]);
     expect(original.dumps.find((d) => d.workspace.name === "demo")?.events.length).toBeGreaterThan(2);
     expect(await contents(middle)).toEqual(original);
     expect(await contents(back)).toEqual(original);

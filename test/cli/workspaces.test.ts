@@ -36,7 +36,7 @@ describe("afs ws", () => {
     const list = afs.json<Workspace[]>(["ws", "list"]);
     expect(list.map((w) => w.name).sort()).toEqual(["demo", "other"]);
     const table = afs.ok(["ws", "list"]);
-    expect(table.split("\n")[0]).toMatch(/NAME\s+HEAD\s+LIVE\s+UPDATED\s+DESCRIPTION/);
+    expect(table.split("\n")[0]).toMatch(/NAME\s+HEAD\s+LIVE\s+UPDATED\s+TEMPLATE\s+DESCRIPTION/);
     expect(table).toMatch(/demo\s+initial\s+clean\s+.*a demo/);
 
     expect(afs.ok(["ws", "use", "demo"])).toBe("now using workspace demo\n");
@@ -151,6 +151,100 @@ describe("afs ws", () => {
 
 // util-linux `script` gives the CLI a terminal, the only place a progress bar may appear.
 const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+describe("afs ws template", () => {
+  interface Listed {
+    name: string;
+    id: string;
+    template: string | null;
+  }
+  interface Checkpoint {
+    name: string;
+    kind: string;
+    description: string;
+    root: string;
+    parent: string | null;
+    id: string;
+  }
+
+  it("offers a workspace under a slug; a new workspace starts from its head checkpoint", () => {
+    afs.ok(["ws", "create", "tpl-base"]);
+    afs.ok(["fs", "write", "/app.txt", "--content", "checkpointed", "-w", "tpl-base"]);
+    afs.ok(["cp", "create", "v1", "-w", "tpl-base"]);
+    afs.ok(["fs", "write", "/app.txt", "--content", "live only", "-w", "tpl-base"]);
+
+    expect(afs.json<Listed>(["ws", "template", "tpl-base", "starter"])).toMatchObject({
+      name: "tpl-base",
+      template: "starter",
+    });
+    const listed = afs.json<Listed[]>(["ws", "list"]);
+    expect(listed.find((w) => w.name === "tpl-base")?.template).toBe("starter");
+    expect(listed.filter((w) => w.template !== null).map((w) => w.name)).toEqual(["tpl-base"]);
+    expect(afs.ok(["ws", "list"])).toMatch(/tpl-base\s+v1\s+changed\s+\S+ \S+\s+starter/);
+    expect(afs.ok(["ws", "show", "tpl-base"])).toMatch(/^template {4}starter /m);
+
+    expect(afs.ok(["ws", "create", "tpl-kid", "--template", "starter"])).toBe(
+      "created workspace tpl-kid from template starter\n",
+    );
+    // The head checkpoint's tree, not the template's live changes.
+    expect(afs.ok(["fs", "cat", "/app.txt", "-w", "tpl-kid"])).toBe("checkpointed");
+    const [start, ...older] = afs.json<Checkpoint[]>(["cp", "list", "-w", "tpl-kid"]);
+    expect(older).toEqual([]);
+    const v1 = afs.json<Checkpoint[]>(["cp", "list", "-w", "tpl-base"]).find((c) => c.name === "v1");
+    // O(1) like a fork: the same root tree, no copy; the checkpoint names the template.
+    expect(start).toMatchObject({ kind: "fork", root: v1?.root, parent: v1?.id });
+    expect(start?.description).toBe("from template starter (workspace tpl-base, checkpoint v1)");
+    const kid = afs.json<Listed & { description: string; head: string }>(["ws", "show", "tpl-kid"]);
+    expect(kid).toMatchObject({ template: null, head: "fork", description: start?.description });
+    expect(kid.id).toMatch(/^ws_[0-9a-f]{20}$/);
+
+    const described = afs.json<{ description: string }>([
+      "ws",
+      "create",
+      "tpl-kid2",
+      "--template",
+      "starter",
+      "--description",
+      "mine",
+    ]);
+    expect(described.description).toBe("mine");
+  });
+
+  it("slugs are unique, default to the name, and go with --unset or the workspace", () => {
+    afs.ok(["ws", "create", "tpl-a"]);
+    afs.ok(["ws", "create", "tpl-b"]);
+    afs.ok(["ws", "template", "tpl-a", "shared"]);
+    const taken = afs.run(["ws", "template", "tpl-b", "shared"]);
+    expect(taken.status).toBe(4);
+    expect(taken.stderr).toBe(
+      "afs: template slug shared is taken by workspace tpl-a; choose another slug, or withdraw tpl-a first [ALREADY_EXISTS]\n",
+    );
+    expect(afs.json<Listed>(["ws", "template", "tpl-b"]).template).toBe("tpl-b");
+    // A new slug replaces the old one.
+    expect(afs.json<Listed>(["ws", "template", "tpl-a", "renamed"]).template).toBe("renamed");
+    expect(afs.run(["ws", "create", "x1", "--template", "shared"]).status).toBe(3);
+
+    expect(afs.ok(["ws", "template", "tpl-a", "--unset"])).toBe("workspace tpl-a is no longer a template\n");
+    const gone = afs.run(["ws", "create", "x2", "--template", "renamed"]);
+    expect(gone.status).toBe(3);
+    expect(gone.stderr).toBe(
+      'afs: template "renamed" does not exist; see afs ws list (templates show their slug) [NOT_FOUND]\n',
+    );
+
+    afs.ok(["ws", "delete", "tpl-b"]);
+    expect(afs.json<Listed[]>(["ws", "list"]).some((w) => w.template === "tpl-b")).toBe(false);
+    expect(afs.json<Listed>(["ws", "template", "tpl-a", "tpl-b"]).template).toBe("tpl-b");
+  });
+
+  it("refuses bad slugs, a slug with --unset, and unknown workspaces", () => {
+    expect(afs.run(["ws", "template", "tpl-a", "bad slug"]).status).toBe(2);
+    expect(afs.run(["ws", "template", "tpl-a", "s", "--unset"]).status).toBe(2);
+    const missing = afs.run(["ws", "template", "nope", "s"]);
+    expect(missing.status).toBe(3);
+    // The CLI names CLI commands.
+    expect(missing.stderr).toBe('afs: workspace "nope" does not exist; see afs ws list [NOT_FOUND]\n');
+  });
+});
 
 describe("progress bars", () => {
   it.skipIf(!hasScript)("draws one on a terminal during import and export", async () => {

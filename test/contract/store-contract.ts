@@ -225,6 +225,55 @@ export function storeContract(name: string, make: StoreFactory): void {
       });
     });
 
+    describe("templates", () => {
+      it("marks, re-slugs, lists by slug and unmarks workspaces", async () => {
+        await workspace("base");
+        await workspace("other");
+        expect(await store.listTemplates()).toEqual([]);
+        await store.setTemplate("base", "python");
+        await store.setTemplate("other", "go");
+        await store.setTemplate("base", "python"); // the same again changes nothing
+        expect(await store.listTemplates()).toEqual([
+          { slug: "go", workspace: "other" },
+          { slug: "python", workspace: "base" },
+        ]);
+        // A new slug replaces the old one: a workspace has at most one.
+        await store.setTemplate("base", "py");
+        expect(await store.listTemplates()).toEqual([
+          { slug: "go", workspace: "other" },
+          { slug: "py", workspace: "base" },
+        ]);
+        await store.setTemplate("other", null);
+        await store.setTemplate("other", null); // unmarking a non-template is a no-op
+        expect(await store.listTemplates()).toEqual([{ slug: "py", workspace: "base" }]);
+      });
+
+      it("refuses a slug another workspace holds, and a missing workspace, changing nothing", async () => {
+        await workspace("base");
+        await workspace("other");
+        await store.setTemplate("base", "python");
+        await store.setTemplate("other", "go");
+        expect(await codeOf(store.setTemplate("other", "python"))).toBe("ALREADY_EXISTS");
+        expect(await codeOf(store.setTemplate("ghost", "ghost"))).toBe("NOT_FOUND");
+        expect(await store.listTemplates()).toEqual([
+          { slug: "go", workspace: "other" },
+          { slug: "python", workspace: "base" },
+        ]);
+      });
+
+      it("a deleted workspace takes its mark with it; its slug and name are free again", async () => {
+        await workspace("base");
+        await store.setTemplate("base", "python");
+        expect(await store.deleteWorkspace("base")).toBe(true);
+        expect(await store.listTemplates()).toEqual([]);
+        await workspace("base");
+        expect(await store.listTemplates()).toEqual([]);
+        await workspace("next");
+        await store.setTemplate("next", "python");
+        expect(await store.listTemplates()).toEqual([{ slug: "python", workspace: "next" }]);
+      });
+    });
+
     describe("overlay", () => {
       const paths = ["/a", "/a/b", "/a/b/c", "/a/bc", "/a.b", "/a0", "/ab", "/ab/c", "/b"];
 

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AfsError } from "../../src/core/errors.js";
 import { sha256 } from "../../src/core/hash.js";
 import { openStore } from "../../src/store/open.js";
+import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/store.js";
 import { storeChunksContract } from "./store-chunks-contract.js";
@@ -86,7 +87,7 @@ describe("SqliteStore", () => {
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(raw.pragma("user_version", { simple: true })).toBe(3);
+      expect(raw.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
     } finally {
       raw.close();
     }
@@ -194,6 +195,42 @@ describe("SqliteStore", () => {
       expect((error as AfsError).code).toBe("IO_ERROR");
       expect((error as AfsError).message).toContain(path);
     }
+  });
+
+  it("upgrades a store made by the layout before templates (version 3), keeping its workspaces", async () => {
+    const path = join(dir, "v3.db");
+    const raw = new Database(path);
+    for (const sql of MIGRATIONS.slice(0, 3)) raw.exec(sql);
+    raw.pragma("user_version = 3");
+    raw.exec(`INSERT INTO trees (hash, size, created_at, data) VALUES ('${EMPTY_ROOT}', 2, 1, x'5b5d')`);
+    // One transaction: a workspace's head refers to its checkpoint, checked at commit.
+    raw.transaction(() => {
+      raw.exec(
+        "INSERT INTO workspaces (name, description, head, revision, created_at, updated_at)" +
+          " VALUES ('old', 'kept', 'cp1', 0, 1, 1)",
+      );
+      raw.exec(
+        "INSERT INTO checkpoints (id, workspace, name, root, parent, created_at, actor, kind, description)" +
+          ` VALUES ('cp1', 'old', 'initial', '${EMPTY_ROOT}', NULL, 1, 'tester', 'initial', '')`,
+      );
+    })();
+    raw.close();
+
+    const store = track(SqliteStore.open(path));
+    expect(await store.getWorkspace("old")).toMatchObject({ name: "old", description: "kept", head: "cp1" });
+    expect(await store.listTemplates()).toEqual([]);
+    await store.setTemplate("old", "starter");
+    expect(await store.listTemplates()).toEqual([{ slug: "starter", workspace: "old" }]);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.pragma("user_version", { simple: true })).toBe(4);
+    } finally {
+      check.close();
+    }
+    const again = track(SqliteStore.open(path));
+    expect(await again.listTemplates()).toEqual([{ slug: "starter", workspace: "old" }]);
+    expect(await again.checkIntegrity()).toEqual([]);
   });
 
   it("refuses a schema newer than it understands", async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
+import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { tokenStoreContract } from "./token-store-contract.js";
 
@@ -25,7 +26,7 @@ it("migrates a version-1 store: workspaces stay, tokens become available", async
     const path = join(dir, "afs.db");
     await SqliteStore.open(path).close();
     const raw = new Database(path);
-    raw.exec("DROP TABLE tokens; DROP TABLE blob_chunks; DROP TABLE chunks");
+    raw.exec("DROP TABLE tokens; DROP TABLE blob_chunks; DROP TABLE chunks; DROP TABLE templates");
     raw.pragma("user_version = 1");
     raw.close();
 
@@ -44,7 +45,7 @@ it("migrates a version-1 store: workspaces stay, tokens become available", async
     expect((await store.listTokens()).map((t) => t.id)).toEqual(["x"]);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(3);
+    expect(check.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
     check.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 // `afs ws …`: create, list, show, choose, fork, delete, import and export workspaces.
 import type { Command } from "commander";
+import { AfsError } from "../../core/errors.js";
 import type { WorkspaceInfo } from "../../workspace/context.js";
 import { globals, withAfs } from "../context.js";
 import { bytes, emit, type JsonFlag, plural, shortTime, table } from "../output.js";
@@ -12,7 +13,9 @@ interface DescriptionFlags extends JsonFlag {
 
 const describe = (ws: WorkspaceInfo): string[] => [
   `workspace   ${ws.name}`,
+  `id          ${ws.id}`,
   ...(ws.description ? [`description ${ws.description}`] : []),
+  ...(ws.template ? [`template    ${ws.template} (afs ws create NAME --template ${ws.template})`] : []),
   `head        ${ws.head}${ws.dirty ? " (live changes not checkpointed)" : ""}`,
   `revision    ${ws.revision}`,
   `created     ${ws.created_at}`,
@@ -22,12 +25,32 @@ const describe = (ws: WorkspaceInfo): string[] => [
 export function registerWorkspaceCommands(program: Command): void {
   const ws = program.command("ws").description("manage workspaces");
 
-  leaf(ws, "create <name>", "create an empty workspace")
+  leaf(ws, "create <name>", "create an empty workspace, or one from a template")
     .option("--description <text>", "what the workspace is for")
-    .action((name: string, flags: DescriptionFlags, cmd: Command) =>
+    .option("--template <slug>", "start from this template's head checkpoint (see afs ws list)")
+    .action((name: string, flags: DescriptionFlags & { template?: string }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        const info = await afs.createWorkspace(name, { description: flags.description });
-        emit(flags, info, (w) => `created workspace ${w.name}`);
+        const info = await afs.createWorkspace(name, { description: flags.description, template: flags.template });
+        emit(flags, info, (w) =>
+          flags.template
+            ? `created workspace ${w.name} from template ${flags.template}`
+            : `created workspace ${w.name}`,
+        );
+      }),
+    );
+
+  leaf(ws, "template <name> [slug]", "offer a workspace as a template under a slug (default: its name)")
+    .option("--unset", "withdraw the workspace as a template")
+    .action((name: string, slug: string | undefined, flags: JsonFlag & { unset?: boolean }, cmd: Command) =>
+      withAfs(cmd, async (afs) => {
+        if (flags.unset && slug !== undefined)
+          throw new AfsError("INVALID_ARGUMENT", "give a slug or --unset, not both");
+        const info = await afs.setTemplate(name, flags.unset ? null : (slug ?? name));
+        emit(flags, info, (w) =>
+          w.template
+            ? `workspace ${w.name} is template ${w.template}; start from it with: afs ws create NAME --template ${w.template}`
+            : `workspace ${w.name} is no longer a template`,
+        );
       }),
     );
 
@@ -38,13 +61,14 @@ export function registerWorkspaceCommands(program: Command): void {
         list.length === 0
           ? "no workspaces yet; create one with: afs ws create NAME"
           : table(
-              ["", "NAME", "HEAD", "LIVE", "UPDATED", "DESCRIPTION"],
+              ["", "NAME", "HEAD", "LIVE", "UPDATED", "TEMPLATE", "DESCRIPTION"],
               list.map((w) => [
                 w.name === current ? "*" : "",
                 w.name,
                 w.head,
                 w.dirty ? "changed" : "clean",
                 shortTime(w.updated_at),
+                w.template ?? "-",
                 w.description,
               ]),
             ),

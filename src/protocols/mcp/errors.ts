@@ -1,9 +1,28 @@
 // The MCP error edge: anything a tool call throws becomes one isError result with a one-line text
 // for the model and structuredContent {error: {code, message, details?}}, whatever the transport.
+// Where the error points next, it names an MCP tool the session has, never a CLI command.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ZodError } from "zod";
-import { AfsError, toAfsError } from "../../core/errors.js";
+import { AfsError, type NextStep, toAfsError, withNextStep } from "../../core/errors.js";
 import type { ToolError } from "./schemas.js";
+
+/** Each next step as the tool that takes it; a step whose tool the session lacks is left out. */
+export const MCP_NEXT_STEPS: Readonly<Record<NextStep, { tool: string; text: string } | null>> = {
+  "list-workspaces": { tool: "workspace_list", text: "call workspace_list to see the workspaces" },
+  "list-checkpoints": { tool: "checkpoint_list", text: "call checkpoint_list to see the checkpoints" },
+  "list-templates": { tool: "workspace_list", text: "call workspace_list to see the templates and their slugs" },
+  // No MCP tool lists tokens; the message alone says what was wrong.
+  "list-tokens": null,
+};
+
+/** The next steps a session can take, in its tools' words. */
+export function nextStepsFor(tools: ReadonlySet<string>): Partial<Record<NextStep, string>> {
+  const steps: Partial<Record<NextStep, string>> = {};
+  for (const [step, entry] of Object.entries(MCP_NEXT_STEPS) as [NextStep, { tool: string; text: string } | null][]) {
+    if (entry && tools.has(entry.tool)) steps[step] = entry.text;
+  }
+  return steps;
+}
 
 /** Argument errors name the argument, so the model can fix exactly that. */
 function fromZod(e: ZodError): AfsError {
@@ -16,17 +35,19 @@ function fromZod(e: ZodError): AfsError {
 
 export const asAfsError = (e: unknown): AfsError => (e instanceof ZodError ? fromZod(e) : toAfsError(e));
 
-export function errorResult(e: unknown): CallToolResult {
+/** `steps`: the session's next steps (nextStepsFor its listed tools); none when absent. */
+export function errorResult(e: unknown, steps: Partial<Record<NextStep, string>> = {}): CallToolResult {
   const err = asAfsError(e);
   if (process.env.AFS_DEBUG === "1" && !(e instanceof AfsError || e instanceof ZodError)) {
     process.stderr.write(`afs mcp: ${(e instanceof Error && e.stack) || String(e)}\n`);
   }
-  const error: ToolError["error"] = { code: err.code, message: err.message };
+  const message = withNextStep(err, steps);
+  const error: ToolError["error"] = { code: err.code, message };
   // Details go out as JSON; a round trip drops anything that is not (Buffers, functions, cycles).
   if (Object.keys(err.details).length > 0) error.details = jsonSafe(err.details);
   return {
     isError: true,
-    content: [{ type: "text", text: `${err.code}: ${err.message.replace(/\s*\n\s*/g, " ")}` }],
+    content: [{ type: "text", text: `${err.code}: ${message.replace(/\s*\n\s*/g, " ")}` }],
     structuredContent: { error },
   };
 }

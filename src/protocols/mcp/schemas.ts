@@ -26,8 +26,14 @@ export const mutationResult = z.object({
 
 export const workspaceInfo = z.object({
   name: z.string(),
+  id: z.string().describe("Stable id; workspace_get and workspace_delete take it in place of the name."),
   description: z.string(),
   head: z.string().describe("Name of the checkpoint the live state starts from."),
+  head_checkpoint_id: z.string(),
+  template: z
+    .string()
+    .nullable()
+    .describe("The slug this workspace is offered under as a template (workspace_create template_slug), or null."),
   dirty: z.boolean(),
   revision: z.number(),
   created_at: z.string(),

@@ -14,7 +14,7 @@ import type { WorkspaceBinding } from "../../access/binding.js";
 import { checkWriteArgs, type Limits } from "../../access/limits.js";
 import { checkAllowed, type Profile } from "../../access/profiles.js";
 import { type Afs, VERSION } from "../../workspace/afs.js";
-import { errorResult } from "./errors.js";
+import { errorResult, nextStepsFor } from "./errors.js";
 import { inputJsonSchema, outputJsonSchema } from "./json-schema.js";
 import type { Tool, ToolContext, TransportKind } from "./tool.js";
 import { allowedFor, offeredBy } from "./tools.js";
@@ -59,7 +59,9 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 export function createMcpServer(options: McpSessionOptions): Server {
   const ctx: ToolContext = { ...options };
   const offered = new Map(offeredBy(options.transport).map((t) => [t.name, t]));
-  const listed = allowedFor(options.profile, options.transport).map(definition);
+  const allowed = allowedFor(options.profile, options.transport);
+  const listed = allowed.map(definition);
+  const steps = nextStepsFor(new Set(allowed.map((t) => t.name)));
 
   const server = new Server(
     { name: "afs", title: "Agent filesystem", version: VERSION },
@@ -76,7 +78,7 @@ export function createMcpServer(options: McpSessionOptions): Server {
       const { structured, text } = await tool.call(ctx, request.params.arguments);
       return { content: [{ type: "text", text }], structuredContent: structured };
     } catch (e) {
-      return errorResult(e);
+      return errorResult(e, steps);
     }
   });
   return server;

@@ -2,6 +2,7 @@
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import { CHUNKS_MIGRATION } from "./blobs.js";
+import { TEMPLATES_MIGRATION } from "./templates.js";
 import { TOKENS_MIGRATION } from "./tokens.js";
 
 /**
@@ -60,6 +61,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   TOKENS_MIGRATION,
   CHUNKS_MIGRATION,
+  TEMPLATES_MIGRATION,
 ];
 
 /** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */

@@ -1,7 +1,6 @@
 // The embedded Store: one SQLite file in WAL mode that every afs process on a machine can share.
 // Each commit and head move is one BEGIN IMMEDIATE transaction, so the revision check and the
 // writes it guards never interleave with another connection's.
-import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import type { Entry, EntryKind } from "../../core/entry.js";
@@ -10,6 +9,7 @@ import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
 import { checkDump } from "../dump.js";
 import { pollEvents } from "../follow.js";
+import { makeDirectory } from "../make-dir.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -19,6 +19,7 @@ import type {
   HeadMove,
   OverlayRow,
   Store,
+  TemplateRecord,
   WorkspaceDump,
   WorkspaceRecord,
 } from "../store.js";
@@ -27,6 +28,7 @@ import { SqliteBlobs } from "./blobs.js";
 import { Sqlite } from "./driver.js";
 import { migrate } from "./schema.js";
 import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
+import { templateStatements } from "./templates.js";
 import { tokenStatements } from "./tokens.js";
 import { useWal } from "./wal.js";
 
@@ -59,11 +61,13 @@ export class SqliteStore implements Store {
   private readonly commitTx: (workspace: string, commit: Commit) => number;
   private readonly moveHeadTx: (workspace: string, move: HeadMove) => number;
   private readonly createWorkspaceTx: (ws: WorkspaceRecord, initial: CheckpointRecord) => void;
-  private readonly importWorkspaceTx: (dump: WorkspaceDump) => void;
   private readonly deleteCheckpointTx: (workspace: string, id: string) => boolean;
   private readonly putObjectsTx: (kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void;
   private readonly deleteObjectsTx: (kind: ObjectKind, hashes: readonly Hash[]) => number;
   private readonly tokens: ReturnType<typeof tokenStatements>;
+  private readonly importWorkspaceTx: (dump: WorkspaceDump) => void;
+  private readonly templates: ReturnType<typeof templateStatements>;
+  private readonly setTemplateTx: (workspace: string, slug: string | null) => void;
 
   private constructor(
     private readonly db: Database.Database,
@@ -73,6 +77,7 @@ export class SqliteStore implements Store {
     const st = prepare(db);
     this.st = st;
     this.tokens = tokenStatements(db);
+    this.templates = templateStatements(db);
     this.blobs = new SqliteBlobs(db, (fn) => this.guard(fn));
     this.chunkBytes = this.blobs.chunkBytes;
     const immediate = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
@@ -133,6 +138,8 @@ export class SqliteStore implements Store {
       for (const e of dump.events) this.appendEvent(ws.name, e.seq, e, e.time);
     });
 
+    this.setTemplateTx = immediate((workspace: string, slug: string | null) => this.templates.set(workspace, slug));
+
     this.deleteCheckpointTx = immediate((workspace: string, id: string): boolean => {
       if (st.head.get(workspace) === id) {
         throw new AfsError("CONFLICT", `checkpoint ${id} is the head of workspace ${workspace}; move head first`, {
@@ -158,9 +165,9 @@ export class SqliteStore implements Store {
   /** Opens (creating if needed) the store file at `path`, migrating its schema to the newest version. */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const file = resolve(path);
+    makeDirectory(dirname(file), `the afs store ${file}`);
     let db: Database.Database | undefined;
     try {
-      mkdirSync(dirname(file), { recursive: true });
       const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
       db = new Sqlite(file, { timeout });
       useWal(db, timeout);
@@ -237,12 +244,20 @@ export class SqliteStore implements Store {
   }
 
   async deleteWorkspace(name: string): Promise<boolean> {
-    // Checkpoints, overlay rows and events go with it through ON DELETE CASCADE.
+    // Checkpoints, overlay rows, events and its template mark go with it through ON DELETE CASCADE.
     return this.guard(() => this.st.deleteWorkspace.run(name).changes > 0);
   }
 
   async importWorkspace(dump: WorkspaceDump): Promise<void> {
     this.guard(() => this.importWorkspaceTx(dump));
+  }
+
+  async setTemplate(workspace: string, slug: string | null): Promise<void> {
+    this.guard(() => this.setTemplateTx(workspace, slug));
+  }
+
+  async listTemplates(): Promise<TemplateRecord[]> {
+    return this.guard(() => this.templates.list());
   }
 
   // --- overlay -------------------------------------------------------------------------------

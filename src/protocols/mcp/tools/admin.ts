@@ -1,15 +1,17 @@
 // Status and workspace lifecycle tools: afs_status (stdio), workspace_list/create/fork, and the
-// HTTP control plane's workspace_get/delete.
+// HTTP control plane's workspace_get/delete. create and fork take the local argument shape and the
+// hosted control plane's (the reference's), one schema each; get and delete take a name or an id.
 import { z } from "zod";
+import { AfsError } from "../../../core/errors.js";
 import type { WorkspaceInfo } from "../../../workspace/context.js";
 import { workspaceInfo } from "../schemas.js";
 import { ADDITIVE, defineTool, READ, type Tool } from "../tool.js";
 
 const workspaceName = z.string().min(1);
 
-/** A workspace as create, fork and get report it: its fields, with `workspace` for its name. */
-const workspaceResult = workspaceInfo.omit({ name: true }).extend({ workspace: z.string() });
-const asResult = ({ name, ...rest }: WorkspaceInfo) => ({ workspace: name, ...rest });
+/** A workspace as create, fork and get report it: its fields, with its name as `workspace` and `name` both. */
+const workspaceResult = workspaceInfo.extend({ workspace: z.string() });
+const asResult = (info: WorkspaceInfo) => ({ workspace: info.name, ...info });
 
 const describe = (r: z.infer<typeof workspaceResult>): string =>
   `workspace ${r.workspace}: head ${r.head}, revision ${r.revision}${r.dirty ? ", live changes not yet checkpointed" : ""}`;
@@ -52,7 +54,7 @@ export const adminTools: readonly Tool[] = [
     title: "List workspaces",
     family: "admin-read",
     description:
-      "List the workspaces: name, description, head checkpoint, and whether the live state has uncheckpointed changes.",
+      "List the workspaces: name, id, description, head checkpoint, whether the live state has uncheckpointed changes, and the slug of each template (pass it to workspace_create as template_slug).",
     input: z.strictObject({}),
     output: z.object({ workspaces: z.array(workspaceInfo), current: z.string().nullable() }),
     annotations: READ,
@@ -64,7 +66,10 @@ export const adminTools: readonly Tool[] = [
       r.workspaces.length === 0
         ? "no workspaces yet; create one with workspace_create"
         : r.workspaces
-            .map((w) => `${w.name === r.current ? "*" : " "} ${w.name}  head ${w.head}${w.dirty ? " (dirty)" : ""}`)
+            .map(
+              (w) =>
+                `${w.name === r.current ? "*" : " "} ${w.name}  head ${w.head}${w.dirty ? " (dirty)" : ""}${w.template ? `  template ${w.template}` : ""}`,
+            )
             .join("\n"),
   }),
 
@@ -72,20 +77,35 @@ export const adminTools: readonly Tool[] = [
     name: "workspace_create",
     title: "Create a workspace",
     family: "admin-write",
-    description: "Create an empty workspace. With set_current it also becomes the current workspace of this afs home.",
+    description:
+      "Create a workspace: empty, or with template_slug starting from that template's head checkpoint (like a fork, at once). Takes the local arguments {workspace, description, set_current} or the hosted control plane's {name, description, template_slug}; with set_current it also becomes the current workspace of this afs home.",
     input: z.strictObject({
-      workspace: workspaceName.describe("Name of the new workspace."),
+      workspace: workspaceName
+        .optional()
+        .describe("Name of the new workspace (local form; required unless name is given)."),
+      name: workspaceName.optional().describe("Name of the new workspace (hosted form; the same as workspace)."),
       description: z.string().optional().describe("What the workspace is for."),
+      template_slug: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Start from this template (workspace_list shows each template's slug); empty without it."),
       set_current: z.boolean().optional().describe("Also make it the current workspace."),
     }),
-    output: workspaceResult.extend({ current: z.boolean() }),
+    output: workspaceResult.extend({
+      current: z.boolean(),
+      template_slug: z.string().optional().describe("The template it started from, when one was given."),
+    }),
     annotations: ADDITIVE,
     async run(ctx, args) {
-      const info = await ctx.afs.createWorkspace(args.workspace, { description: args.description });
-      if (args.set_current) await ctx.afs.useWorkspace(args.workspace);
-      return { ...asResult(info), current: args.set_current === true };
+      const name = oneOf(args, "workspace", "name");
+      const info = await ctx.afs.createWorkspace(name, { description: args.description, template: args.template_slug });
+      if (args.set_current) await ctx.afs.useWorkspace(name);
+      const from = args.template_slug === undefined ? {} : { template_slug: args.template_slug };
+      return { ...asResult(info), ...from, current: args.set_current === true };
     },
-    text: (r) => `created ${describe(r)}${r.current ? "; it is now the current workspace" : ""}`,
+    text: (r) =>
+      `created ${describe(r)}${r.template_slug ? ` from template ${r.template_slug}` : ""}${r.current ? "; it is now the current workspace" : ""}`,
   }),
 
   defineTool({
@@ -93,16 +113,21 @@ export const adminTools: readonly Tool[] = [
     title: "Fork a workspace",
     family: "admin-write",
     description:
-      "Fork a workspace into a new one that starts from the source's live state (uncheckpointed changes included), for a second line of work. The source is not changed.",
+      "Fork a workspace into a new one that starts from the source's live state (uncheckpointed changes included), for a second line of work. The source is not changed. Takes the local arguments {workspace, new_workspace} or the hosted control plane's {source, name}.",
     input: z.strictObject({
-      workspace: workspaceName.describe("Source workspace."),
-      new_workspace: workspaceName.describe("Name of the new workspace."),
+      workspace: workspaceName.optional().describe("Source workspace (local form; required unless source is given)."),
+      new_workspace: workspaceName
+        .optional()
+        .describe("Name of the new workspace (local form; required unless name is given)."),
+      source: workspaceName.optional().describe("Source workspace (hosted form; the same as workspace)."),
+      name: workspaceName.optional().describe("Name of the new workspace (hosted form; the same as new_workspace)."),
     }),
-    output: workspaceResult.extend({ source: z.string() }),
+    output: workspaceResult.extend({ source: z.string(), created: z.boolean() }),
     annotations: ADDITIVE,
     async run(ctx, args) {
-      const info = await ctx.afs.forkWorkspace(args.workspace, args.new_workspace);
-      return { ...asResult(info), source: args.workspace };
+      const source = oneOf(args, "workspace", "source");
+      const info = await ctx.afs.forkWorkspace(source, oneOf(args, "new_workspace", "name"));
+      return { ...asResult(info), source, created: true };
     },
     text: (r) => `forked ${r.source} into ${describe(r)}`,
   }),
@@ -112,12 +137,12 @@ export const adminTools: readonly Tool[] = [
     title: "Get a workspace",
     family: "admin-read",
     description:
-      "Show one workspace: description, head checkpoint, revision, and whether it has uncheckpointed changes.",
-    input: z.strictObject({ workspace: workspaceName.describe("Workspace name.") }),
+      "Show one workspace, by name or id: description, head checkpoint, revision, template slug, and whether it has uncheckpointed changes.",
+    input: z.strictObject({ workspace: workspaceName.describe("Workspace name or id.") }),
     output: workspaceResult,
     annotations: READ,
     transports: ["http"],
-    run: async (ctx, args) => asResult(await ctx.afs.getWorkspace(args.workspace)),
+    run: async (ctx, args) => asResult(await ctx.afs.findWorkspace(args.workspace)),
     text: describe,
   }),
 
@@ -125,15 +150,38 @@ export const adminTools: readonly Tool[] = [
     name: "workspace_delete",
     title: "Delete a workspace",
     family: "admin-write",
-    description: "Delete a workspace with all its checkpoints. This cannot be undone.",
-    input: z.strictObject({ workspace: workspaceName.describe("Workspace name.") }),
-    output: z.object({ workspace: z.string(), deleted: z.boolean() }),
+    description: "Delete a workspace, by name or id, with all its checkpoints. This cannot be undone.",
+    input: z.strictObject({ workspace: workspaceName.describe("Workspace name or id.") }),
+    output: z.object({ workspace: z.string().describe("The deleted workspace's name."), deleted: z.boolean() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     transports: ["http"],
     async run(ctx, args) {
-      await ctx.afs.deleteWorkspace(args.workspace);
-      return { workspace: args.workspace, deleted: true };
+      const { name } = await ctx.afs.findWorkspace(args.workspace);
+      await ctx.afs.deleteWorkspace(name);
+      return { workspace: name, deleted: true };
     },
     text: (r) => `deleted workspace ${r.workspace}`,
   }),
 ];
+
+/**
+ * An argument the local and the hosted shapes name differently: either name works, both only
+ * when they agree; neither is the same INVALID_ARGUMENT a missing required argument gives.
+ */
+function oneOf<K extends string>(args: Partial<Record<K, string>>, local: K, hosted: K): string {
+  const [a, b] = [args[local], args[hosted]];
+  if (a !== undefined && b !== undefined && a !== b) {
+    throw new AfsError(
+      "INVALID_ARGUMENT",
+      `invalid arguments: ${local} and ${hosted} name the same thing (local and hosted form) and differ; pass one of them and call again`,
+    );
+  }
+  const value = a ?? b;
+  if (value === undefined) {
+    throw new AfsError(
+      "INVALID_ARGUMENT",
+      `invalid arguments: ${local}: required (or ${hosted}, the hosted form); fix them and call again`,
+    );
+  }
+  return value;
+}
