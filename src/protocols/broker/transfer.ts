@@ -8,6 +8,7 @@ import { extname, join } from "node:path";
 import type { z } from "zod";
 import { AfsError } from "../../core/errors.js";
 import { segments } from "../../core/paths.js";
+import { wholeCharacters } from "../../core/text.js";
 import type { BrokerContext } from "./context.js";
 import type { Target } from "./paths.js";
 import { keyOf } from "./paths.js";
@@ -109,20 +110,6 @@ async function readRange(t: Target, offset: number, length: number): Promise<Ran
 
 const notAFile = (p: string): AfsError =>
   new AfsError("INVALID_ARGUMENT", `${p} is not a regular file; list a directory with files/list`, { path: p });
-
-/** Bytes of `buf` that end on a whole UTF-8 character (a cut-off sequence at the end dropped). */
-export function wholeCharacters(buf: Buffer): number {
-  let i = buf.length - 1;
-  let back = 0;
-  while (i >= 0 && back < 3 && ((buf[i] as number) & 0xc0) === 0x80) {
-    i--;
-    back++;
-  }
-  if (i < 0) return buf.length;
-  const lead = buf[i] as number;
-  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return buf.length - i < need ? i : buf.length;
-}
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
