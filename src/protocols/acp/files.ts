@@ -8,9 +8,11 @@ import { AfsError, isAfsError } from "../../core/errors.js";
 import { sha256 } from "../../core/hash.js";
 import { unifiedPatch } from "../../core/patch.js";
 import { decodeText } from "../../core/text.js";
-import { linesOf } from "../../ops/lines.js";
+import { lineWindow } from "../../ops/line-window.js";
+import { linesOf, SMALL_FILE_BYTES } from "../../ops/lines.js";
 import { inShapeOf, writeText } from "../../ops/write-text.js";
 import { LocalDirVolume } from "../../volume/local-dir/local-dir-volume.js";
+import type { OpenFile } from "../../volume/volume.js";
 import { EditorBuffers } from "./buffers.js";
 import { type ChangedFile, ChangeTracker } from "./changes.js";
 import { type Located, locate, openRoots, type Root, type VolumeOpener } from "./roots.js";
@@ -48,6 +50,16 @@ export interface AcpFilesOptions {
 }
 
 const MAX_TOOL_CALLS = 1000;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+const notAFile = (at: Located): AfsError =>
+  new AfsError("INVALID_ARGUMENT", `${at.host} is a directory or not a regular file; only text files can be read`, {
+    path: at.host,
+  });
+const binaryFile = (at: Located): AfsError =>
+  new AfsError("INVALID_ARGUMENT", `${at.host} is a binary file (not UTF-8 text); it cannot be read as text`, {
+    path: at.host,
+  });
 
 export class AcpFiles {
   readonly buffers: EditorBuffers;
@@ -98,18 +110,56 @@ export class AcpFiles {
     if (params.limit !== undefined && params.limit !== null && params.limit < 0) {
       throw new AfsError("INVALID_ARGUMENT", `limit must be 0 or more lines; got ${params.limit}`, { path: at.host });
     }
-    const { text } = await this.current(at, true);
-    // A file that does not exist reads as empty: agents such as Gemini CLI read before they create.
-    if (text === null) return { content: "" };
+    const limit = params.limit ?? null;
+    const windowed = start > 1 || limit !== null;
+    let text = this.buffers.get(at.host) ?? null;
+    if (text === null) {
+      const file = await this.open(at);
+      // A file that does not exist reads as empty: agents such as Gemini CLI read before they create.
+      if (file === null) return { content: "" };
+      try {
+        // A large file is streamed for a window, and refused whole before it is read.
+        if (file.size > SMALL_FILE_BYTES && windowed) return { content: await this.window(at, file, start, limit) };
+        if (file.size > SMALL_FILE_BYTES) {
+          const bom = (await file.read(0, 3)).equals(BOM) ? 3 : 0;
+          checkTextFile(this.options.limits, at.host, file.size - bom);
+        }
+        text = decodeText(await file.read(0, file.size));
+      } finally {
+        await file.close();
+      }
+      if (text === null) throw binaryFile(at);
+    }
     const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
     let content = body;
-    if (start > 1 || (params.limit !== undefined && params.limit !== null)) {
+    if (windowed) {
       const lines = linesOf(body);
-      content = lines.slice(start - 1, params.limit == null ? lines.length : start - 1 + params.limit).join("");
+      content = lines.slice(start - 1, limit === null ? lines.length : start - 1 + limit).join("");
     }
     // The cap bounds what one answer carries: a window of a large file is fine.
     checkTextFile(this.options.limits, at.host, Buffer.byteLength(content));
     return { content };
+  }
+
+  /** Lines start.. (limit of them, or to the end) of a file, streamed: only the window is held. */
+  private async window(at: Located, file: OpenFile, start: number, limit: number | null): Promise<string> {
+    const end = limit === null ? Number.POSITIVE_INFINITY : start - 1 + limit;
+    const maxBytes = this.options.limits.maxTextFileBytes;
+    const w = await lineWindow(file, { start, end, toEnd: false, maxBytes });
+    if (w.binary) throw binaryFile(at);
+    if (w.content === null) checkTextFile(this.options.limits, at.host, w.bytes);
+    return w.content ?? "";
+  }
+
+  /** The file at `at` opened for reading; null when nothing is there. */
+  private async open(at: Located): Promise<OpenFile | null> {
+    try {
+      return await at.root.volume.openFile(at.path);
+    } catch (e) {
+      if (isAfsError(e) && e.code === "NOT_FOUND") return null;
+      if (isAfsError(e) && e.code === "INVALID_ARGUMENT") throw notAFile(at);
+      throw e;
+    }
   }
 
   async writeTextFile(params: WriteParams): Promise<Record<string, never>> {
@@ -205,24 +255,10 @@ export class AcpFiles {
       if (isAfsError(e) && e.code === "NOT_FOUND") return { data: null, text: null };
       if (!(isAfsError(e) && e.code === "INVALID_ARGUMENT")) throw e;
       if (!strict) return { data: null, text: null };
-      throw new AfsError(
-        "INVALID_ARGUMENT",
-        `${at.host} is a directory or not a regular file; only text files can be read`,
-        {
-          path: at.host,
-        },
-      );
+      throw notAFile(at);
     }
     const text = decodeText(data);
-    if (text === null && strict) {
-      throw new AfsError(
-        "INVALID_ARGUMENT",
-        `${at.host} is a binary file (not UTF-8 text); it cannot be read as text`,
-        {
-          path: at.host,
-        },
-      );
-    }
+    if (text === null && strict) throw binaryFile(at);
     return { data, text };
   }
 

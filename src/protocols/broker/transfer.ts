@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { AfsError } from "../../core/errors.js";
 import { segments } from "../../core/paths.js";
 import { wholeCharacters } from "../../core/text.js";
+import { withOpenFile } from "../../volume/volume.js";
 import type { BrokerContext } from "./context.js";
 import type { Target } from "./paths.js";
 import { keyOf } from "./paths.js";
@@ -59,12 +60,15 @@ interface Range {
 async function readRange(t: Target, offset: number, length: number): Promise<Range> {
   const root = t.root;
   if (!root.confinement) {
+    // A workspace root: only the range is read; the store knows the whole file's hash.
     const st = await root.volume.stat(t.path);
     if (!st) throw new AfsError("NOT_FOUND", `${t.path} does not exist`, { path: t.path });
     if (st.kind !== "file") throw notAFile(t.path);
-    const data = await root.volume.readFile(t.path);
-    const sha256 = st.sha256 ?? createHash("sha256").update(data).digest("hex");
-    return { size: data.length, sha256, bytes: data.subarray(offset, offset + length) };
+    return withOpenFile(root.volume, t.path, async (file) => {
+      const bytes = await file.read(offset, length);
+      const sha256 = file.sha256 ?? (await hashStream(file.stream()));
+      return { size: file.size, sha256, bytes };
+    });
   }
   const host = join(await root.confinement.root(), ...segments(t.path));
   // O_NOFOLLOW: a component swapped for a symlink since the check is refused, not followed.
@@ -106,6 +110,12 @@ async function readRange(t: Target, offset: number, length: number): Promise<Ran
   } finally {
     await fh.close();
   }
+}
+
+async function hashStream(pieces: AsyncIterable<Buffer>): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const piece of pieces) hash.update(piece);
+  return hash.digest("hex");
 }
 
 const notAFile = (p: string): AfsError =>
