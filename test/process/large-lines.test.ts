@@ -1,6 +1,7 @@
 // A 600 MiB text file (over the 512 MiB whole-read limit) imported into a workspace answers windows
 // of lines near its middle and its end through the real surfaces, `afs mcp` over the SDK's stdio
-// client and `afs fs lines`, with exact lines and each process peaking under 300 MB RSS.
+// client and `afs fs lines`, with exact lines and each process peaking under 300 MB RSS; an ACP
+// window and a brokered byte range of it are answered too.
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
@@ -9,6 +10,13 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { Approvals } from "../../src/access/approvals.js";
+import { allowConsent } from "../../src/access/consent.js";
+import { resolveLimits } from "../../src/access/limits.js";
+import { AcpFiles } from "../../src/protocols/acp/files.js";
+import { BrokerHost } from "../../src/protocols/broker/host.js";
+import { Afs } from "../../src/workspace/afs.js";
+import { call } from "../broker/fixture.js";
 import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "../cli/run.js";
 
 const MiB = 1024 * 1024;
@@ -104,6 +112,34 @@ it("answers windows of a 600 MiB file in a workspace, each process under 300 MB 
     serverHwmKb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]);
   } finally {
     await client.close();
+  }
+
+  // The other faces in this process: an ACP window and a brokered byte range near the end.
+  const engine = await Afs.open({ home: afs.home, actor: "tester" });
+  try {
+    const files = new AcpFiles({
+      limits: resolveLimits({}, {}),
+      approvals: new Approvals("deny"),
+      openVolume: () => engine.volume("big"),
+    });
+    const session = await files.addSession(async () => "s", src);
+    const acpWindow = await files.readTextFile({
+      sessionId: session,
+      path: join(src, "big.txt"),
+      line: middle,
+      limit: 2,
+    });
+    expect(acpWindow.content).toBe(window(middle, middle + 1));
+    const host = await BrokerHost.open({ afs: engine, roots: [{ workspace: "big" }], consent: allowConsent() });
+    try {
+      expect((await call(host, "files/consent", { message: "m", requestedPaths: ["."] })).ok).toBe(true);
+      const r = await call(host, "files/read", { path: "big.txt", offset: size - LINE_BYTES - 10, length: 200 });
+      expect(r.ok && r.result).toMatchObject({ content: lineText(LINES).slice(-10) + LAST, size, eof: true });
+    } finally {
+      await host.close();
+    }
+  } finally {
+    await engine.close();
   }
 
   const viaCli = measured(["fs", "lines", "/big.txt", String(middle), String(middle + 2), "--workspace", "big"]);

@@ -120,7 +120,7 @@ export class AcpFiles {
       try {
         // A large file is streamed for a window, and refused whole before it is read.
         if (file.size > SMALL_FILE_BYTES && windowed) return { content: await this.window(at, file, start, limit) };
-        if (file.size > SMALL_FILE_BYTES) {
+        if (!windowed && file.size > this.options.limits.maxTextFileBytes) {
           const bom = (await file.read(0, 3)).equals(BOM) ? 3 : 0;
           checkTextFile(this.options.limits, at.host, file.size - bom);
         }
@@ -165,7 +165,7 @@ export class AcpFiles {
   async writeTextFile(params: WriteParams): Promise<Record<string, never>> {
     const at = await this.locate(params.sessionId, params.path);
     checkWriteArgs(this.options.limits, { content: params.content });
-    const { data, text: before } = await this.current(at, false);
+    const { data, text: before } = await this.current(at);
     const buffered = this.buffers.get(at.host) !== undefined;
     const after = buffered ? params.content : inShapeOf(before, params.content);
     const decision = await this.options.approvals.decide({
@@ -220,7 +220,7 @@ export class AcpFiles {
   /** The session's changed files, each with a unified diff from before its first write to now. */
   changedFiles(sessionId: string): Promise<ChangedFile[]> {
     const roots = this.sessions.get(sessionId) ?? [];
-    return this.changes.changedFiles(sessionId, async (path) => (await this.current(locate(roots, path), false)).text);
+    return this.changes.changedFiles(sessionId, async (path) => (await this.current(locate(roots, path))).text);
   }
 
   private async locate(sessionId: string, path: unknown): Promise<Located> {
@@ -242,24 +242,20 @@ export class AcpFiles {
   }
 
   /**
-   * What an agent sees at a path: an open buffer first, else the file's bytes and text (text null
-   * for a binary file). Both null when nothing is there. `strict` refuses what is not a text file.
+   * What a write starts from at a path: an open buffer first, else the file's bytes and text (text
+   * null for a binary file). Both null when nothing (or no regular file) is there.
    */
-  private async current(at: Located, strict: boolean): Promise<{ data: Buffer | null; text: string | null }> {
+  private async current(at: Located): Promise<{ data: Buffer | null; text: string | null }> {
     const buffered = this.buffers.get(at.host);
     if (buffered !== undefined) return { data: Buffer.from(buffered), text: buffered };
     let data: Buffer;
     try {
       data = await at.root.volume.readFile(at.path);
     } catch (e) {
-      if (isAfsError(e) && e.code === "NOT_FOUND") return { data: null, text: null };
-      if (!(isAfsError(e) && e.code === "INVALID_ARGUMENT")) throw e;
-      if (!strict) return { data: null, text: null };
-      throw notAFile(at);
+      if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return { data: null, text: null };
+      throw e;
     }
-    const text = decodeText(data);
-    if (text === null && strict) throw binaryFile(at);
-    return { data, text };
+    return { data, text: decodeText(data) };
   }
 
   private toolCallFor(sessionId: string, host: string): string | undefined {
