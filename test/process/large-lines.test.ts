@@ -29,7 +29,7 @@ const RSS_LIMIT_KB = 300 * 1000;
 const PRELOAD = join(ROOT, "test/process/max-rss.mjs");
 
 /** Line n (1-based) with its newline: 64 bytes, numbered so a window proves where it came from. */
-const lineText = (n: number): string => `line ${String(n).padStart(10, "0")} `.padEnd(LINE_BYTES - 1, ".") + "\n";
+const lineText = (n: number): string => `${`line ${String(n).padStart(10, "0")} `.padEnd(LINE_BYTES - 1, ".")}\n`;
 
 let afs: Cli;
 beforeAll(async () => {
@@ -133,7 +133,11 @@ it("answers windows of a 600 MiB file in a workspace, each process under 300 MB 
     const host = await BrokerHost.open({ afs: engine, roots: [{ workspace: "big" }], consent: allowConsent() });
     try {
       expect((await call(host, "files/consent", { message: "m", requestedPaths: ["."] })).ok).toBe(true);
-      const r = await call(host, "files/read", { path: "big.txt", offset: size - LINE_BYTES - 10, length: 200 });
+      const r = await call(host, "files/read", {
+        path: "big.txt",
+        offset: size - Buffer.byteLength(LAST) - 10,
+        length: 200,
+      });
       expect(r.ok && r.result).toMatchObject({ content: lineText(LINES).slice(-10) + LAST, size, eof: true });
     } finally {
       await host.close();
