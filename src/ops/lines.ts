@@ -130,11 +130,10 @@ async function streamedWindow(
   const end = requestedEnd === -1 ? Number.POSITIVE_INFINITY : requestedEnd;
   const w = await lineWindow(file, { start, end, toEnd: true, maxBytes: options.maxContentBytes });
   if (w.binary) throw binaryFile(path);
-  const total = w.total ?? 0;
-  if (w.content === null) {
-    checkContent(path, start, Math.min(end, total), w.bytes, options.maxContentBytes ?? 0);
-  }
-  return { total, content: w.content ?? "", sha256: w.sha256 ?? sha256("") };
+  // A scan to the end always counts the lines and knows the hash (the volume's, or hashed on the way).
+  const total = w.total as number;
+  if (w.content === null) checkContent(path, start, Math.min(end, total), w.bytes, options.maxContentBytes ?? 0);
+  return { total, content: w.content ?? "", sha256: w.sha256 as Hash };
 }
 
 function checkContent(path: string, start: number, end: number, bytes: number, max: number): void {
