@@ -1,6 +1,6 @@
 // Per-call MCP latency through the official SDK client: afs over stdio (`afs mcp`) and over HTTP
 // (`afs serve`, bearer token), against the official filesystem server over stdio, in one run on
-// the same 2 KiB files: read, whole-file write, one-line replace. Calls are sequential, as an agent
+// the same 2 KiB files: read, the first 20 lines, whole-file write, one-line replace. Calls are sequential, as an agent
 // issues them; the servers take turns in blocks so drift in machine load touches them all alike.
 // Run: npm run build && node --import tsx bench/mcp-latency.ts [CALLS]
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -32,7 +32,7 @@ const WARMUP = 200;
 /** Calls each server makes before the next takes its turn. */
 const BLOCK = 100;
 
-const OPS = ["read", "write", "replace"] as const;
+const OPS = ["read", "lines", "write", "replace"] as const;
 type Op = (typeof OPS)[number];
 
 /** The one line file_replace / edit_file flips back and forth. */
@@ -65,6 +65,7 @@ interface Subject {
 
 const afsCalls: Subject["call"] = {
   read: () => ({ name: "file_read", arguments: { path: "/read.txt" } }),
+  lines: () => ({ name: "file_lines", arguments: { path: "/read.txt", start: 1, end: 20 } }),
   write: (i) => ({ name: "file_write", arguments: { path: "/write.txt", content: WRITES[i % 2] } }),
   replace: (i) => ({
     name: "file_replace",
@@ -74,6 +75,7 @@ const afsCalls: Subject["call"] = {
 
 const officialCalls = (dir: string): Subject["call"] => ({
   read: () => ({ name: "read_text_file", arguments: { path: join(dir, "read.txt") } }),
+  lines: () => ({ name: "read_text_file", arguments: { path: join(dir, "read.txt"), head: 20 } }),
   write: (i) => ({ name: "write_file", arguments: { path: join(dir, "write.txt"), content: WRITES[i % 2] } }),
   replace: (i) => ({
     name: "edit_file",
@@ -96,7 +98,7 @@ function subject(server: string, transport: Subject["transport"], client: Client
     baseline: server !== "afs",
     client,
     call,
-    samples: { read: [], write: [], replace: [] },
+    samples: { read: [], lines: [], write: [], replace: [] },
     close: () => client.close(),
   };
 }
@@ -205,8 +207,8 @@ export async function main(calls = 2000): Promise<void> {
 }
 
 const TOOL_NAMES: Record<string, Record<Op, string>> = {
-  afs: { read: "file_read", write: "file_write", replace: "file_replace" },
-  official: { read: "read_text_file", write: "write_file", replace: "edit_file" },
+  afs: { read: "file_read", lines: "file_lines", write: "file_write", replace: "file_replace" },
+  official: { read: "read_text_file", lines: "read_text_file head", write: "write_file", replace: "edit_file" },
 };
 
 function report(subjects: Subject[], calls: number): void {

@@ -18,6 +18,7 @@ export const BENCHMARKS = [
   "acp-latency.ts",
   "broker-latency.ts",
   "large-files.ts",
+  "large-lines.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {

@@ -1,7 +1,8 @@
 // Text facts the file operations share: binary detection, line endings, BOM.
 
 const UTF8_BOM = "\uFEFF";
-const SNIFF_BYTES = 8192;
+/** Bytes looked at for a NUL that marks a file binary. */
+export const SNIFF_BYTES = 8192;
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decodes UTF-8 text, or returns null for binary content (a NUL in the first 8 KiB or invalid UTF-8). */
@@ -44,4 +45,18 @@ export function splitLines(body: string): string[] {
   const lines = body.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
+}
+
+/** Bytes of `buf` that end on a whole UTF-8 character (a cut-off sequence at the end dropped). */
+export function wholeCharacters(buf: Uint8Array): number {
+  let i = buf.length - 1;
+  let back = 0;
+  while (i >= 0 && back < 3 && ((buf[i] as number) & 0xc0) === 0x80) {
+    i--;
+    back++;
+  }
+  if (i < 0) return buf.length;
+  const lead = buf[i] as number;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return buf.length - i < need ? i : buf.length;
 }

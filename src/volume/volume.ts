@@ -42,6 +42,24 @@ export interface WriteOptions {
   mode?: number;
 }
 
+/**
+ * A file opened for reading in parts: a window of lines or a byte range of a file of any size is
+ * read without holding the rest. Every read of one OpenFile sees the same content (a workspace
+ * reads one stored version; a directory keeps the opened file, which afs's atomic writes replace
+ * rather than change; only another program writing in place can change what it holds). Close it.
+ */
+export interface OpenFile {
+  /** Bytes, as the file had when opened. */
+  readonly size: number;
+  /** The content hash when the volume knows it without reading the file (a workspace). */
+  readonly sha256?: Hash;
+  /** Up to `length` bytes from `offset` (fewer at the end, none past it). */
+  read(offset: number, length: number): Promise<Buffer>;
+  /** The bytes in order, a few MiB at a time; each piece is the caller's to keep. */
+  stream(): AsyncIterable<Buffer>;
+  close(): Promise<void>;
+}
+
 export interface Volume {
   /** Human-readable name for messages: "workspace demo", "directory /srv/data". */
   readonly label: string;
@@ -62,6 +80,8 @@ export interface Volume {
   stat(path: string): Promise<Stat | null>;
   /** Bytes of a file (symlinks are followed inside the volume). NOT_FOUND / INVALID_ARGUMENT for a directory. */
   readFile(path: string): Promise<Buffer>;
+  /** Opens a file (symlinks followed, like readFile, with the same errors) for ranged and streamed reads. */
+  openFile(path: string): Promise<OpenFile>;
   /** Direct children of a directory, in no particular order. */
   list(path: string): Promise<Stat[]>;
   /** Every entry below `path` (not `path` itself), depth-first, up to `maxDepth` levels (Infinity = all). The Stats may be shared with later walks: read them, do not modify them. */
@@ -75,4 +95,14 @@ export interface Volume {
   remove(path: string, options: { recursive?: boolean; expectSha256?: Hash }): Promise<MutationResult>;
   /** Moves a file, symlink or directory. The target must not exist unless `overwrite` (never over a directory). */
   rename(from: string, to: string, options: { overwrite?: boolean }): Promise<MutationResult>;
+}
+
+/** Runs `fn` on the opened file and closes it however `fn` ends. */
+export async function withOpenFile<T>(volume: Volume, path: string, fn: (file: OpenFile) => Promise<T>): Promise<T> {
+  const file = await volume.openFile(path);
+  try {
+    return await fn(file);
+  } finally {
+    await file.close();
+  }
 }

@@ -6,7 +6,7 @@ import type { Hash } from "../core/hash.js";
 import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
 import type { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
-import type { MutationResult, Stat, Volume, WriteOptions } from "../volume/volume.js";
+import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume/volume.js";
 import { RACY_MS, type RecordResult, type VerifiedStats } from "./record.js";
 import type { WorkspaceVolume } from "./workspace-volume.js";
 
@@ -47,6 +47,10 @@ export class AttachedVolume implements Volume {
 
   readFile(path: string): Promise<Buffer> {
     return this.local.readFile(path);
+  }
+
+  openFile(path: string): Promise<OpenFile> {
+    return this.local.openFile(path);
   }
 
   async list(path: string): Promise<Stat[]> {

@@ -1,14 +1,42 @@
 // Moving one file's bytes between disk and the store without holding them whole: store a file as
-// a stream, write a blob to a file chunk by chunk (leaving zero chunks as holes), hash a file.
+// a stream, write a blob to a file chunk by chunk (leaving zero chunks as holes), hash a file, and
+// open a stored blob for ranged reads (the workspace volume's OpenFile).
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
+import { MAX_WHOLE_BLOB_BYTES } from "../store/chunking.js";
 import type { Store } from "../store/store.js";
+import type { OpenFile } from "../volume/volume.js";
 
 /** Read size for streamed files: a chunk, so the next read is in flight while one is hashed. */
 const READ_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Stored content `hash` of `size` bytes as an OpenFile. Content never changes under its hash, so
+ * every read is consistent; a read of the whole of a small blob is one getBlob (one query).
+ */
+export function openBlob(store: Store, hash: Hash, size: number): OpenFile {
+  const missing = (): AfsError =>
+    new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`, { hash });
+  return {
+    size,
+    sha256: hash,
+    async read(offset, length) {
+      if (hash === EMPTY_SHA256 || length <= 0 || offset >= size) return Buffer.alloc(0);
+      const whole = offset === 0 && length >= size && size <= MAX_WHOLE_BLOB_BYTES;
+      const data = whole ? await store.getBlob(hash) : await store.readBlobRange(hash, offset, length);
+      if (!data) throw missing();
+      return data;
+    },
+    async *stream() {
+      if (hash === EMPTY_SHA256) return;
+      yield* store.blobStream(hash);
+    },
+    close: async () => {},
+  };
+}
 
 /** Stores a file in one streamed pass; `onBytes` hears of each piece read (for progress). */
 export async function storeFile(

@@ -8,7 +8,8 @@ import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT,
 import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
-import type { MutationResult, Stat, Volume, WriteOptions } from "../volume/volume.js";
+import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume/volume.js";
+import { openBlob } from "./blob-file.js";
 import type { SubtreeListings } from "./listings.js";
 import { Snapshot } from "./snapshot.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
@@ -67,6 +68,15 @@ export class WorkspaceVolume implements Volume {
       return entry.hash;
     });
     return this.blob(hash);
+  }
+
+  async openFile(path: string): Promise<OpenFile> {
+    const entry = await this.read(async (snap) => {
+      const { entry } = await this.follow(snap, path);
+      if (entry.kind === "dir") throw isDirectory(path);
+      return entry;
+    });
+    return openBlob(this.store, entry.hash, entry.size);
   }
 
   async list(path: string): Promise<Stat[]> {

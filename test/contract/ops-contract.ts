@@ -19,6 +19,7 @@ import {
   replaceArgs,
   write,
 } from "../../src/ops/index.js";
+import { linesOf, SMALL_FILE_BYTES } from "../../src/ops/lines.js";
 import type { Volume } from "../../src/volume/volume.js";
 
 export type MakeVolume = () => Promise<{ volume: Volume; cleanup: () => Promise<void> }>;
@@ -168,6 +169,68 @@ export function opsContract(name: string, makeVolume: MakeVolume): void {
         await put("/b.bin", Buffer.from([0, 1, 2]));
         expect(await codeOf(lines(volume, { path: "/b.bin", start: 1 }))).toBe("INVALID_ARGUMENT");
         expect(await codeOf(lines(volume, { path: "/none", start: 1 }))).toBe("NOT_FOUND");
+      });
+
+      it("answers a file it streams (over SMALL_FILE_BYTES) as it answers a small one", async () => {
+        const body = Array.from({ length: 20_000 }, (_, i) => `line ${i} é\r\n`).join("");
+        const text = `\uFEFF${body}last`;
+        expect(Buffer.byteLength(text)).toBeGreaterThan(SMALL_FILE_BYTES);
+        await put("/big.txt", text);
+        const all = linesOf(text.slice(1));
+        for (const [start, end] of [
+          [1, 2],
+          [10_000, 10_002],
+          [20_000, -1],
+          [20_001, -1],
+          [20_002, 20_005],
+        ] as const) {
+          const last = end === -1 ? all.length : Math.min(end, all.length);
+          expect(await lines(volume, { path: "/big.txt", start, end }), `${start}-${end}`).toMatchObject({
+            content: all.slice(start - 1, last).join(""),
+            total_lines: 20_001,
+            end: start > all.length ? start - 1 : last,
+            sha256: sha256(text),
+          });
+        }
+        await put("/big.bin", Buffer.concat([Buffer.from(text), Buffer.from([0xff])]));
+        expect(await codeOf(lines(volume, { path: "/big.bin", start: 1, end: 1 }))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(lines(volume, { path: "/big.txt", start: 1 }, { maxContentBytes: 1000 }))).toBe(
+          "QUOTA_EXCEEDED",
+        );
+      });
+    });
+
+    describe("openFile", () => {
+      it("reads ranges and streams the bytes of the file it opened", async () => {
+        const data = Buffer.from(Array.from({ length: 5000 }, (_, i) => `${i}\n`).join(""));
+        await put("/f.txt", data);
+        const file = await volume.openFile("/f.txt");
+        try {
+          expect(file.size).toBe(data.length);
+          if (file.sha256 !== undefined) expect(file.sha256).toBe(sha256(data));
+          expect((await file.read(10, 20)).equals(data.subarray(10, 30))).toBe(true);
+          expect((await file.read(data.length - 3, 10)).equals(data.subarray(data.length - 3))).toBe(true);
+          expect((await file.read(data.length + 1, 10)).length).toBe(0);
+          expect((await file.read(0, data.length)).equals(data)).toBe(true);
+          // Replaced meanwhile: the opened file still reads as it was.
+          await put("/f.txt", "changed\n");
+          const pieces: Buffer[] = [];
+          for await (const piece of file.stream()) pieces.push(piece);
+          expect(Buffer.concat(pieces).equals(data)).toBe(true);
+        } finally {
+          await file.close();
+        }
+      });
+
+      it("opens an empty file, and refuses directories and missing files", async () => {
+        await put("/empty.txt", "");
+        const empty = await volume.openFile("/empty.txt");
+        expect(empty.size).toBe(0);
+        expect((await empty.read(0, 10)).length).toBe(0);
+        await empty.close();
+        await mkdir(volume, { path: "/d" });
+        expect(await codeOf(volume.openFile("/d"))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(volume.openFile("/none"))).toBe("NOT_FOUND");
       });
     });
 

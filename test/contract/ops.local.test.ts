@@ -62,6 +62,7 @@ describe("LocalDirVolume confinement", () => {
     await symlink(`../${outside.split("/").pop()}/secret.txt`, join(root, "relative-leak.txt"));
     for (const path of ["/leak.txt", "/relative-leak.txt"]) {
       expect(await codeOf(volume.readFile(path))).toBe("PERMISSION_DENIED");
+      expect(await codeOf(volume.openFile(path))).toBe("PERMISSION_DENIED");
       expect(await codeOf(write(volume, { path, content: "pwned" }))).toBe("PERMISSION_DENIED");
       expect(await codeOf(replace(volume, { path, old: "secret", new: "pwned" }))).toBe("PERMISSION_DENIED");
     }
@@ -122,6 +123,9 @@ describe("LocalDirVolume confinement", () => {
     await symlink("real", join(root, "alias"));
     await symlink("real/../real/f.txt", join(root, "f-link.txt"));
     expect((await read(volume, { path: "/alias/f.txt" })).content).toBe("inside\n");
+    const opened = await volume.openFile("/f-link.txt");
+    expect((await opened.read(0, 100)).toString()).toBe("inside\n");
+    await opened.close();
     expect(await read(volume, { path: "/f-link.txt" })).toMatchObject({
       kind: "symlink",
       target: "real/../real/f.txt",

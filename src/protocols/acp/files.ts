@@ -8,9 +8,11 @@ import { AfsError, isAfsError } from "../../core/errors.js";
 import { sha256 } from "../../core/hash.js";
 import { unifiedPatch } from "../../core/patch.js";
 import { decodeText } from "../../core/text.js";
-import { linesOf } from "../../ops/lines.js";
+import { lineWindow } from "../../ops/line-window.js";
+import { linesOf, SMALL_FILE_BYTES } from "../../ops/lines.js";
 import { inShapeOf, writeText } from "../../ops/write-text.js";
 import { LocalDirVolume } from "../../volume/local-dir/local-dir-volume.js";
+import type { OpenFile } from "../../volume/volume.js";
 import { EditorBuffers } from "./buffers.js";
 import { type ChangedFile, ChangeTracker } from "./changes.js";
 import { type Located, locate, openRoots, type Root, type VolumeOpener } from "./roots.js";
@@ -48,6 +50,16 @@ export interface AcpFilesOptions {
 }
 
 const MAX_TOOL_CALLS = 1000;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+const notAFile = (at: Located): AfsError =>
+  new AfsError("INVALID_ARGUMENT", `${at.host} is a directory or not a regular file; only text files can be read`, {
+    path: at.host,
+  });
+const binaryFile = (at: Located): AfsError =>
+  new AfsError("INVALID_ARGUMENT", `${at.host} is a binary file (not UTF-8 text); it cannot be read as text`, {
+    path: at.host,
+  });
 
 export class AcpFiles {
   readonly buffers: EditorBuffers;
@@ -98,24 +110,62 @@ export class AcpFiles {
     if (params.limit !== undefined && params.limit !== null && params.limit < 0) {
       throw new AfsError("INVALID_ARGUMENT", `limit must be 0 or more lines; got ${params.limit}`, { path: at.host });
     }
-    const { text } = await this.current(at, true);
-    // A file that does not exist reads as empty: agents such as Gemini CLI read before they create.
-    if (text === null) return { content: "" };
+    const limit = params.limit ?? null;
+    const windowed = start > 1 || limit !== null;
+    let text = this.buffers.get(at.host) ?? null;
+    if (text === null) {
+      const file = await this.open(at);
+      // A file that does not exist reads as empty: agents such as Gemini CLI read before they create.
+      if (file === null) return { content: "" };
+      try {
+        // A large file is streamed for a window, and refused whole before it is read.
+        if (file.size > SMALL_FILE_BYTES && windowed) return { content: await this.window(at, file, start, limit) };
+        if (!windowed && file.size > this.options.limits.maxTextFileBytes) {
+          const bom = (await file.read(0, 3)).equals(BOM) ? 3 : 0;
+          checkTextFile(this.options.limits, at.host, file.size - bom);
+        }
+        text = decodeText(await file.read(0, file.size));
+      } finally {
+        await file.close();
+      }
+      if (text === null) throw binaryFile(at);
+    }
     const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
     let content = body;
-    if (start > 1 || (params.limit !== undefined && params.limit !== null)) {
+    if (windowed) {
       const lines = linesOf(body);
-      content = lines.slice(start - 1, params.limit == null ? lines.length : start - 1 + params.limit).join("");
+      content = lines.slice(start - 1, limit === null ? lines.length : start - 1 + limit).join("");
     }
     // The cap bounds what one answer carries: a window of a large file is fine.
     checkTextFile(this.options.limits, at.host, Buffer.byteLength(content));
     return { content };
   }
 
+  /** Lines start.. (limit of them, or to the end) of a file, streamed: only the window is held. */
+  private async window(at: Located, file: OpenFile, start: number, limit: number | null): Promise<string> {
+    const end = limit === null ? Number.POSITIVE_INFINITY : start - 1 + limit;
+    const maxBytes = this.options.limits.maxTextFileBytes;
+    const w = await lineWindow(file, { start, end, toEnd: false, maxBytes });
+    if (w.binary) throw binaryFile(at);
+    if (w.content === null) checkTextFile(this.options.limits, at.host, w.bytes);
+    return w.content ?? "";
+  }
+
+  /** The file at `at` opened for reading; null when nothing is there. */
+  private async open(at: Located): Promise<OpenFile | null> {
+    try {
+      return await at.root.volume.openFile(at.path);
+    } catch (e) {
+      if (isAfsError(e) && e.code === "NOT_FOUND") return null;
+      if (isAfsError(e) && e.code === "INVALID_ARGUMENT") throw notAFile(at);
+      throw e;
+    }
+  }
+
   async writeTextFile(params: WriteParams): Promise<Record<string, never>> {
     const at = await this.locate(params.sessionId, params.path);
     checkWriteArgs(this.options.limits, { content: params.content });
-    const { data, text: before } = await this.current(at, false);
+    const { data, text: before } = await this.current(at);
     const buffered = this.buffers.get(at.host) !== undefined;
     const after = buffered ? params.content : inShapeOf(before, params.content);
     const decision = await this.options.approvals.decide({
@@ -170,7 +220,7 @@ export class AcpFiles {
   /** The session's changed files, each with a unified diff from before its first write to now. */
   changedFiles(sessionId: string): Promise<ChangedFile[]> {
     const roots = this.sessions.get(sessionId) ?? [];
-    return this.changes.changedFiles(sessionId, async (path) => (await this.current(locate(roots, path), false)).text);
+    return this.changes.changedFiles(sessionId, async (path) => (await this.current(locate(roots, path))).text);
   }
 
   private async locate(sessionId: string, path: unknown): Promise<Located> {
@@ -192,38 +242,20 @@ export class AcpFiles {
   }
 
   /**
-   * What an agent sees at a path: an open buffer first, else the file's bytes and text (text null
-   * for a binary file). Both null when nothing is there. `strict` refuses what is not a text file.
+   * What a write starts from at a path: an open buffer first, else the file's bytes and text (text
+   * null for a binary file). Both null when nothing (or no regular file) is there.
    */
-  private async current(at: Located, strict: boolean): Promise<{ data: Buffer | null; text: string | null }> {
+  private async current(at: Located): Promise<{ data: Buffer | null; text: string | null }> {
     const buffered = this.buffers.get(at.host);
     if (buffered !== undefined) return { data: Buffer.from(buffered), text: buffered };
     let data: Buffer;
     try {
       data = await at.root.volume.readFile(at.path);
     } catch (e) {
-      if (isAfsError(e) && e.code === "NOT_FOUND") return { data: null, text: null };
-      if (!(isAfsError(e) && e.code === "INVALID_ARGUMENT")) throw e;
-      if (!strict) return { data: null, text: null };
-      throw new AfsError(
-        "INVALID_ARGUMENT",
-        `${at.host} is a directory or not a regular file; only text files can be read`,
-        {
-          path: at.host,
-        },
-      );
+      if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return { data: null, text: null };
+      throw e;
     }
-    const text = decodeText(data);
-    if (text === null && strict) {
-      throw new AfsError(
-        "INVALID_ARGUMENT",
-        `${at.host} is a binary file (not UTF-8 text); it cannot be read as text`,
-        {
-          path: at.host,
-        },
-      );
-    }
-    return { data, text };
+    return { data, text: decodeText(data) };
   }
 
   private toolCallFor(sessionId: string, host: string): string | undefined {

@@ -8,6 +8,8 @@ import { extname, join } from "node:path";
 import type { z } from "zod";
 import { AfsError } from "../../core/errors.js";
 import { segments } from "../../core/paths.js";
+import { wholeCharacters } from "../../core/text.js";
+import { withOpenFile } from "../../volume/volume.js";
 import type { BrokerContext } from "./context.js";
 import type { Target } from "./paths.js";
 import { keyOf } from "./paths.js";
@@ -58,12 +60,15 @@ interface Range {
 async function readRange(t: Target, offset: number, length: number): Promise<Range> {
   const root = t.root;
   if (!root.confinement) {
+    // A workspace root: only the range is read; the store knows the whole file's hash.
     const st = await root.volume.stat(t.path);
     if (!st) throw new AfsError("NOT_FOUND", `${t.path} does not exist`, { path: t.path });
     if (st.kind !== "file") throw notAFile(t.path);
-    const data = await root.volume.readFile(t.path);
-    const sha256 = st.sha256 ?? createHash("sha256").update(data).digest("hex");
-    return { size: data.length, sha256, bytes: data.subarray(offset, offset + length) };
+    return withOpenFile(root.volume, t.path, async (file) => {
+      const bytes = await file.read(offset, length);
+      const sha256 = file.sha256 ?? (await hashStream(file.stream()));
+      return { size: file.size, sha256, bytes };
+    });
   }
   const host = join(await root.confinement.root(), ...segments(t.path));
   // O_NOFOLLOW: a component swapped for a symlink since the check is refused, not followed.
@@ -107,22 +112,14 @@ async function readRange(t: Target, offset: number, length: number): Promise<Ran
   }
 }
 
+async function hashStream(pieces: AsyncIterable<Buffer>): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const piece of pieces) hash.update(piece);
+  return hash.digest("hex");
+}
+
 const notAFile = (p: string): AfsError =>
   new AfsError("INVALID_ARGUMENT", `${p} is not a regular file; list a directory with files/list`, { path: p });
-
-/** Bytes of `buf` that end on a whole UTF-8 character (a cut-off sequence at the end dropped). */
-export function wholeCharacters(buf: Buffer): number {
-  let i = buf.length - 1;
-  let back = 0;
-  while (i >= 0 && back < 3 && ((buf[i] as number) & 0xc0) === 0x80) {
-    i--;
-    back++;
-  }
-  if (i < 0) return buf.length;
-  const lead = buf[i] as number;
-  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return buf.length - i < need ? i : buf.length;
-}
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 

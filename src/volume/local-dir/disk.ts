@@ -1,6 +1,6 @@
 // Host filesystem steps the directory volume is built from: lstat that tolerates absence, hashing,
 // atomic temp files, directory creation, Stats, and a move that never silently drops a file.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { type Hash, sha256 } from "../../core/hash.js";
 import { baseName } from "../../core/paths.js";
 import type { Stat } from "../volume.js";
 import { fsError } from "./errno.js";
+import { handleFile, PIECE_BYTES } from "./open-file.js";
 
 // In-flight temp files: named so list and walk can hide them.
 export const TEMP_NAME = /^\.afs-[0-9a-f]{16}\.tmp$/;
@@ -24,12 +25,23 @@ export async function lstatOrNull(path: string): Promise<Stats | null> {
   }
 }
 
+/** SHA-256 of a file, read whole when small and a piece at a time when not (bounded memory). */
 export async function hashFileOrNull(path: string): Promise<Hash | null> {
+  let fh: fsp.FileHandle;
   try {
-    return sha256(await fsp.readFile(path));
+    fh = await fsp.open(path, "r");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size <= PIECE_BYTES) return sha256(await fh.readFile());
+    const h = createHash("sha256");
+    for await (const piece of handleFile(fh, size).stream()) h.update(piece);
+    return h.digest("hex");
+  } finally {
+    await fh.close();
   }
 }
 

@@ -9,11 +9,12 @@ import { type Hash, sha256 } from "../../core/hash.js";
 import { joinPath, normalizePath, ROOT } from "../../core/paths.js";
 import type { EventRecord } from "../../store/store.js";
 import { EventLog } from "../event-log.js";
-import type { MutationResult, Stat, Volume, WriteOptions } from "../volume.js";
+import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume.js";
 import { Confinement } from "./confinement.js";
 import { hashFileOrNull, lstatOrNull, makeDirs, moveEntry, TEMP_NAME, toStat, writeTemp } from "./disk.js";
 import { alreadyExists, changed, fsError, isDirectory, notFound } from "./errno.js";
 import { KeyedLock } from "./keyed-lock.js";
+import { handleFile } from "./open-file.js";
 
 /** One mutation, as a workspace would log it (minus the workspace name). */
 export type LocalDirEvent = Omit<EventRecord, "workspace">;
@@ -71,6 +72,21 @@ export class LocalDirVolume implements Volume {
   }
 
   async readFile(path: string): Promise<Buffer> {
+    const { fh } = await this.openRegular(path);
+    try {
+      return await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async openFile(path: string): Promise<OpenFile> {
+    const { fh, size } = await this.openRegular(path);
+    return handleFile(fh, size);
+  }
+
+  /** Opens a regular file inside the volume for reading; the caller closes it. */
+  private async openRegular(path: string): Promise<{ fh: fsp.FileHandle; size: number }> {
     const p = normalizePath(path);
     const real = await this.confined.locate(p);
     // O_NOFOLLOW: if the checked location was swapped for a symlink since, refuse rather than follow
@@ -82,9 +98,10 @@ export class LocalDirVolume implements Volume {
       const st = await fh.stat();
       if (st.isDirectory()) throw isDirectory(p);
       if (!st.isFile()) throw new AfsError("INVALID_ARGUMENT", `${p} is not a regular file`, { path: p });
-      return await fh.readFile();
-    } finally {
+      return { fh, size: st.size };
+    } catch (e) {
       await fh.close();
+      throw e;
     }
   }
 

@@ -155,7 +155,7 @@ export const fileReadTools: readonly Tool[] = [
     annotations: READ,
     async run(ctx, input) {
       const { volume, args } = await openVolume(ctx, input);
-      const result = await ops.lines(volume, args);
+      const result = await ops.lines(volume, args, { maxContentBytes: ctx.limits.maxReadBytes });
       checkRangeRead(ctx.limits, result.path, Buffer.byteLength(result.content));
       return result;
     },
