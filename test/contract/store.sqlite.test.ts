@@ -13,21 +13,13 @@ import { openStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/store.js";
 import { storeChunksContract } from "./store-chunks-contract.js";
-import { type StoreFactory, storeContract } from "./store-contract.js";
+import { storeContract } from "./store-contract.js";
+import { sqliteFactory, storeEnabled } from "./stores.js";
 
-const sqliteFactory: StoreFactory = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "afs-store-"));
-  const store = SqliteStore.open(join(dir, "afs.db"));
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-};
-storeContract("sqlite", sqliteFactory);
-storeChunksContract("sqlite", sqliteFactory);
+describe.runIf(storeEnabled("sqlite"))("sqlite", () => {
+  storeContract("sqlite", sqliteFactory);
+  storeChunksContract("sqlite", sqliteFactory);
+});
 
 const EMPTY_ROOT = sha256("[]");
 
