@@ -12,6 +12,11 @@ export interface RedisServer {
   port: number;
   url: string;
   dir: string;
+  /** Kills the server (SIGKILL by default) keeping its data directory, for fault tests. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port and data directory. */
+  restart(): Promise<void>;
+  /** Stops it (SIGTERM, waits) and removes its data directory. */
   stop(): Promise<void>;
 }
 
@@ -28,22 +33,38 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(extraArgs: string[] = []): Promise<RedisServer> {
+/** Starts redis-server; `args` are extra settings (e.g. ["--requirepass", "pw"] or ["--appendonly", "no"]). */
+export async function startRedis(args: string[] = []): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), "afs-redis-"));
   const port = await freePort();
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes"];
-  args.push("--appendfsync", "always", "--save", "", "--daemonize", "no", "--logfile", "", ...extraArgs);
-  const child = spawn(REDIS_SERVER, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let running: { child: ChildProcess; exited: Promise<void> } | undefined;
+  const launch = async () => {
+    const all = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes"];
+    all.push("--appendfsync", "always", "--save", "", "--daemonize", "no", "--logfile", "", ...args);
+    const child = spawn(REDIS_SERVER, all, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    running = { child, exited };
+    try {
+      await waitForPing(port, child, () => stderr);
+    } catch (e) {
+      await kill("SIGKILL");
+      throw e;
+    }
+  };
+  const kill = async (signal: NodeJS.Signals = "SIGKILL") => {
+    const r = running;
+    running = undefined;
+    if (!r) return;
+    if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill(signal);
+    await r.exited;
+  };
   try {
-    await waitForPing(port, child, () => stderr);
+    await launch();
   } catch (e) {
-    child.kill("SIGKILL");
-    await exited;
     await rm(dir, { recursive: true, force: true });
     throw e;
   }
@@ -51,11 +72,10 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisServer>
     port,
     dir,
     url: `redis://127.0.0.1:${port}/0`,
+    kill,
+    restart: launch,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        await exited;
-      }
+      await kill("SIGTERM");
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -81,6 +101,7 @@ function ping(port: number): Promise<boolean> {
     s.setTimeout(500, () => done(false));
     s.once("error", () => done(false));
     s.connect(port, "127.0.0.1", () => s.write("PING\r\n"));
-    s.once("data", (d) => done(d.toString().startsWith("+PONG")));
+    // A server with a password answers NOAUTH: it is up all the same.
+    s.once("data", (d) => done(/^(\+PONG|-NOAUTH)/.test(d.toString())));
   });
 }

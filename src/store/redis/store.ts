@@ -30,6 +30,14 @@ export interface RedisStoreOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** What claimCheckpoint found: a problem for the script to refuse, and whether it added an index entry. */
+interface Claim {
+  problem: "" | "MISMATCH" | "ID_TAKEN";
+  added: boolean;
+}
+
+const isOk = (reply: Reply): boolean => str(arr(reply)[0] ?? null) === "OK";
+
 /** Checkpoints as stored: the record plus the revision it was recorded at (the insertion order). */
 type StoredCheckpoint = CheckpointRecord & { at: number };
 
@@ -117,8 +125,8 @@ export class RedisStore implements Store {
     }
     // The global indexes first (idempotent): an entry whose workspace or checkpoint never came to
     // be is skipped by every reader, while one written after could be lost with this process.
-    const problem = await this.claimCheckpoint(ws.name, initial);
-    await this.link.write(["ZADD", this.keys.workspaces, "0", ws.name]);
+    const claim = await this.claimCheckpoint(ws.name, initial);
+    const listed = (await this.link.write(["ZADD", this.keys.workspaces, "0", ws.name])) === 1;
     const reply = await this.runWs(ws.name, scripts.CREATE_WORKSPACE, [
       ws.name,
       ws.description,
@@ -129,8 +137,15 @@ export class RedisStore implements Store {
       initial.id,
       initial.name,
       storedCheckpoint(initial, ws.revision),
-      problem,
+      claim.problem,
     ]);
+    if (!isOk(reply)) {
+      // Undo what this call added to the indexes, so a refused create leaves every key as it was.
+      await this.unclaim(ws.name, initial, claim);
+      if (listed && (await this.link.read(["EXISTS", this.keys.ws(ws.name, "meta")])) === 0) {
+        await this.link.write(["ZREM", this.keys.workspaces, ws.name]);
+      }
+    }
     this.check(reply, ws.name, initial);
   }
 
@@ -209,7 +224,7 @@ export class RedisStore implements Store {
 
   async moveHead(workspace: string, move: HeadMove): Promise<number> {
     const cp = move.checkpoint;
-    const problem = cp ? await this.claimCheckpoint(workspace, cp) : "";
+    const claim: Claim = cp ? await this.claimCheckpoint(workspace, cp) : { problem: "", added: false };
     const reply = await this.runWs(workspace, scripts.MOVE_HEAD, [
       String(move.expectRevision),
       String(Date.now()),
@@ -218,9 +233,10 @@ export class RedisStore implements Store {
       cp?.id ?? "",
       cp?.name ?? "",
       cp ? storedCheckpoint(cp, move.expectRevision + 1) : "",
-      problem,
+      claim.problem,
       ...eventArgs(move.event),
     ]);
+    if (cp && !isOk(reply)) await this.unclaim(workspace, cp, claim);
     return this.check(reply, workspace, cp, move.expectRevision, move.head);
   }
 
@@ -371,15 +387,24 @@ export class RedisStore implements Store {
    * what the script must refuse: a checkpoint of another workspace, or an id taken elsewhere
    * (ids are store-wide; the script itself only sees its own workspace).
    */
-  private async claimCheckpoint(workspace: string, cp: CheckpointRecord): Promise<string> {
-    if (cp.workspace !== workspace) return "MISMATCH";
-    if ((await this.link.write(["HSETNX", this.keys.checkpointIds, cp.id, workspace])) === 1) return "";
+  private async claimCheckpoint(workspace: string, cp: CheckpointRecord): Promise<Claim> {
+    if (cp.workspace !== workspace) return { problem: "MISMATCH", added: false };
+    if ((await this.link.write(["HSETNX", this.keys.checkpointIds, cp.id, workspace])) === 1) {
+      return { problem: "", added: true };
+    }
     const owner = str(await this.link.read(["HGET", this.keys.checkpointIds, cp.id]));
-    if (owner === workspace || owner === null) return "";
-    if (await this.checkpointIn(owner, cp.id)) return "ID_TAKEN";
+    if (owner === workspace || owner === null) return { problem: "", added: false };
+    if (await this.checkpointIn(owner, cp.id)) return { problem: "ID_TAKEN", added: false };
     // A stale entry (its checkpoint or workspace is gone): take it over.
     await this.link.write(["HSET", this.keys.checkpointIds, cp.id, workspace]);
-    return "";
+    return { problem: "", added: false };
+  }
+
+  /** Drops an index entry claimCheckpoint added for a checkpoint its script then refused. */
+  private async unclaim(workspace: string, cp: CheckpointRecord, claim: Claim): Promise<void> {
+    if (claim.added && !(await this.checkpointIn(workspace, cp.id))) {
+      await this.link.write(["HDEL", this.keys.checkpointIds, cp.id]);
+    }
   }
 
   /** Turns a workspace script's reply into its value, or the AfsError SQLite raises for the same failure. */
