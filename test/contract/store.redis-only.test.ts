@@ -155,8 +155,18 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     await store.putBlobs([{ hash: sha256("a"), data: Buffer.from("a") }]);
     await store.commit("ws", { expectRevision: 0, set: [{ path: "/a", entry: fileEntry("a") }], events: [ev("/a")] });
     const first = checkpoint("ws", "first");
-    await store.moveHead("ws", { expectRevision: 1, checkpoint: first, head: first.id, clearOverlay: false, event: ev("/") });
-    await store.commit("ws", { expectRevision: 2, set: [{ path: "/b/c", entry: fileEntry("c") }], events: [ev("/b/c")] });
+    await store.moveHead("ws", {
+      expectRevision: 1,
+      checkpoint: first,
+      head: first.id,
+      clearOverlay: false,
+      event: ev("/"),
+    });
+    await store.commit("ws", {
+      expectRevision: 2,
+      set: [{ path: "/b/c", entry: fileEntry("c") }],
+      events: [ev("/b/c")],
+    });
     const before = await snapshot(p);
     expect(before.size).toBeGreaterThan(5);
 
@@ -176,14 +186,26 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
         "CONFLICT",
         () => {
           const late = checkpoint("ws", "late");
-          return store.moveHead("ws", { expectRevision: 0, checkpoint: late, head: late.id, clearOverlay: true, event: ev("/") });
+          return store.moveHead("ws", {
+            expectRevision: 0,
+            checkpoint: late,
+            head: late.id,
+            clearOverlay: true,
+            event: ev("/"),
+          });
         },
       ],
       [
         "ALREADY_EXISTS",
         () => {
           const clash = checkpoint("ws", "first");
-          return store.moveHead("ws", { expectRevision: 3, checkpoint: clash, head: clash.id, clearOverlay: true, event: ev("/") });
+          return store.moveHead("ws", {
+            expectRevision: 3,
+            checkpoint: clash,
+            head: clash.id,
+            clearOverlay: true,
+            event: ev("/"),
+          });
         },
       ],
       [
@@ -203,7 +225,13 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
         "NOT_FOUND",
         () => {
           const orphan = checkpoint("ws", "orphan");
-          return store.moveHead("ws", { expectRevision: 3, checkpoint: orphan, head: "no-such", clearOverlay: true, event: ev("/") });
+          return store.moveHead("ws", {
+            expectRevision: 3,
+            checkpoint: orphan,
+            head: "no-such",
+            clearOverlay: true,
+            event: ev("/"),
+          });
         },
       ],
       ["CONFLICT", () => store.deleteCheckpoint("ws", first.id)],

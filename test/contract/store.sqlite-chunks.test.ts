@@ -8,8 +8,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
-import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
 
 const MiB = 1024 * 1024;
 

@@ -39,7 +39,10 @@ export class RedisBlobs {
     if (distinct.length === 0) return;
     // The index first: an entry whose object never arrived is skipped by readers, while an object
     // missing from the index would never be listed (nor collected).
-    await this.addToIndex(kind, distinct.map((o) => o.hash));
+    await this.addToIndex(
+      kind,
+      distinct.map((o) => o.hash),
+    );
     const now = String(Date.now());
     await Promise.all(
       distinct.map(async ({ hash, data }) => {
@@ -89,9 +92,13 @@ export class RedisBlobs {
     // gc may have swept a chunk that was already present (an orphan) between its put and now.
     const present = await Promise.all(chunks.map((c) => this.link.read(["EXISTS", this.keys.chunk(c.hash)])));
     if (present.some((n) => n !== 1)) {
-      throw new AfsError("CONFLICT", `chunks of content ${hash} were removed by a concurrent gc while it was stored; retry`, {
-        hash,
-      });
+      throw new AfsError(
+        "CONFLICT",
+        `chunks of content ${hash} were removed by a concurrent gc while it was stored; retry`,
+        {
+          hash,
+        },
+      );
     }
     await this.addToIndex("blob", [hash]);
     const draft = this.keys.layoutDraft(hash, randomUUID());
@@ -104,7 +111,8 @@ export class RedisBlobs {
       [this.keys.object("blob", hash), this.keys.layout(hash), draft],
       [String(size), String(Date.now()), String(cb), String(chunks.length)],
     );
-    if (linked === -1) throw new AfsError("CONFLICT", `the chunk list of content ${hash} expired while it was stored; retry`);
+    if (linked === -1)
+      throw new AfsError("CONFLICT", `the chunk list of content ${hash} expired while it was stored; retry`);
   }
 
   private async addToIndex(kind: ObjectKind, hashes: readonly Hash[]): Promise<void> {
@@ -142,9 +150,13 @@ export class RedisBlobs {
       throw new AfsError("INVALID_ARGUMENT", `a range needs a whole offset and length ≥ 0 (got ${offset}, ${length})`);
     }
     if (length > MAX_WHOLE_BLOB_BYTES) {
-      throw new AfsError("QUOTA_EXCEEDED", `a range read returns at most ${MAX_WHOLE_BLOB_BYTES} bytes; read smaller ranges`, {
-        limit: MAX_WHOLE_BLOB_BYTES,
-      });
+      throw new AfsError(
+        "QUOTA_EXCEEDED",
+        `a range read returns at most ${MAX_WHOLE_BLOB_BYTES} bytes; read smaller ranges`,
+        {
+          limit: MAX_WHOLE_BLOB_BYTES,
+        },
+      );
     }
     const meta = await this.meta(hash);
     if (!meta) return null;
@@ -228,7 +240,11 @@ export class RedisBlobs {
     const distinct = [...new Set(hashes)];
     const gone = await Promise.all(
       distinct.map((h) =>
-        this.link.run(DELETE_OBJECT, [this.keys.object(kind, h), kind === "blob" ? this.keys.layout(h) : this.keys.object(kind, h)], []),
+        this.link.run(
+          DELETE_OBJECT,
+          [this.keys.object(kind, h), kind === "blob" ? this.keys.layout(h) : this.keys.object(kind, h)],
+          [],
+        ),
       ),
     );
     for (let i = 0; i < distinct.length; i += PAGE) {
@@ -245,7 +261,9 @@ export class RedisBlobs {
     let bytes = 0;
     for await (const page of this.indexPages("chunk")) {
       const unused = page.filter((h) => !used.has(h));
-      const results = await Promise.all(unused.map((h) => this.link.run(SWEEP_CHUNK, [this.keys.chunk(h)], [String(createdBefore)])));
+      const results = await Promise.all(
+        unused.map((h) => this.link.run(SWEEP_CHUNK, [this.keys.chunk(h)], [String(createdBefore)])),
+      );
       const dropped: string[] = [];
       unused.forEach((h, i) => {
         const r = results[i] as number;
@@ -315,9 +333,9 @@ export class RedisBlobs {
   private async *indexPages(kind: ObjectKind | "chunk"): AsyncGenerator<Hash[]> {
     let after = "-";
     for (;;) {
-      const page = arr(await this.link.read(["ZRANGEBYLEX", this.keys.index(kind), after, "+", "LIMIT", "0", String(PAGE)])).map(
-        (h) => str(h) as Hash,
-      );
+      const page = arr(
+        await this.link.read(["ZRANGEBYLEX", this.keys.index(kind), after, "+", "LIMIT", "0", String(PAGE)]),
+      ).map((h) => str(h) as Hash);
       if (page.length > 0) yield page;
       const last = page[page.length - 1];
       if (!last || page.length < PAGE) return;

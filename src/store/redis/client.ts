@@ -43,8 +43,15 @@ export class RedisLink {
   }
 
   /** Runs a script; `readOnly` scripts may be retried like reads. */
-  async run(script: Script, keys: readonly string[], args: ReadonlyArray<string | Buffer>, readOnly = false): Promise<Reply> {
-    const send = readOnly ? (a: ReadonlyArray<string | Buffer>) => this.read(a) : (a: ReadonlyArray<string | Buffer>) => this.write(a);
+  async run(
+    script: Script,
+    keys: readonly string[],
+    args: ReadonlyArray<string | Buffer>,
+    readOnly = false,
+  ): Promise<Reply> {
+    const send = readOnly
+      ? (a: ReadonlyArray<string | Buffer>) => this.read(a)
+      : (a: ReadonlyArray<string | Buffer>) => this.write(a);
     const tail = [String(keys.length), ...keys, ...args];
     try {
       return await send(["EVALSHA", script.sha, ...tail]);
@@ -79,13 +86,15 @@ export class RedisLink {
 
 // --- reply helpers: the client returns bulk strings as Buffers ------------------------------------
 
-export const str = (r: Reply): string | null => (r === null || r === undefined ? null : Buffer.isBuffer(r) ? r.toString("utf8") : String(r));
+export const str = (r: Reply): string | null =>
+  r === null || r === undefined ? null : Buffer.isBuffer(r) ? r.toString("utf8") : String(r);
 export const num = (r: Reply): number | null => {
   const s = str(r);
   return s === null ? null : Number(s);
 };
 export const arr = (r: Reply): Reply[] => (Array.isArray(r) ? r : []);
-export const buf = (r: Reply): Buffer | null => (r === null || r === undefined ? null : Buffer.isBuffer(r) ? r : Buffer.from(String(r)));
+export const buf = (r: Reply): Buffer | null =>
+  r === null || r === undefined ? null : Buffer.isBuffer(r) ? r : Buffer.from(String(r));
 
 /** A flat field/value reply (HGETALL) as a map of strings. */
 export function fields(r: Reply): Map<string, string> {

@@ -48,7 +48,10 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   const path = u.pathname.replace(/^\//, "");
   const db = path === "" ? 0 : Number(path);
   if (!Number.isInteger(db) || db < 0 || !/^\d*$/.test(path)) {
-    throw new AfsError("INVALID_ARGUMENT", `store URL names database ${JSON.stringify(path)}, not a number; ${ACCEPTED}`);
+    throw new AfsError(
+      "INVALID_ARGUMENT",
+      `store URL names database ${JSON.stringify(path)}, not a number; ${ACCEPTED}`,
+    );
   }
   const username = u.username === "" ? undefined : decodeURIComponent(u.username);
   const fromUrl = u.password === "" ? undefined : decodeURIComponent(u.password);
@@ -127,7 +130,10 @@ export function redisError(e: unknown, target: RedisTarget, doing = "error from"
   const text = message(e);
   if (e instanceof Error && isReplyError(e)) {
     const [code, advice] = REPLY_ERRORS[text.split(" ")[0] ?? ""] ?? ["IO_ERROR", "refused a command"];
-    return new AfsError(code, `Redis at ${where(target)} ${advice} (${text})`, { host: target.host, port: target.port });
+    return new AfsError(code, `Redis at ${where(target)} ${advice} (${text})`, {
+      host: target.host,
+      port: target.port,
+    });
   }
   return new AfsError(
     "IO_ERROR",

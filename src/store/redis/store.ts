@@ -191,7 +191,12 @@ export class RedisStore implements Store {
     const prefix = dir === "/" ? "/" : `${dir}/`;
     const upper = `${prefix.slice(0, -1)}0`;
     const flat = arr(
-      await this.runWs(workspace, scripts.OVERLAY_UNDER, [`(${prefix}`, `(${upper}`, childrenOnly ? "1" : "0", dir], true),
+      await this.runWs(
+        workspace,
+        scripts.OVERLAY_UNDER,
+        [`(${prefix}`, `(${upper}`, childrenOnly ? "1" : "0", dir],
+        true,
+      ),
     );
     const rows: OverlayRow[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
@@ -257,7 +262,9 @@ export class RedisStore implements Store {
   }
 
   async listCheckpoints(workspace: string): Promise<CheckpointRecord[]> {
-    const all = arr(await this.link.read(["HVALS", this.keys.ws(workspace, "cp")])).map((v) => parseCheckpoint(str(v) ?? ""));
+    const all = arr(await this.link.read(["HVALS", this.keys.ws(workspace, "cp")])).map((v) =>
+      parseCheckpoint(str(v) ?? ""),
+    );
     // Like SQLite's ORDER BY created_at DESC, rowid DESC: the revision recorded at stands for the rowid.
     all.sort((a, b) => b.createdAt - a.createdAt || b.at - a.at);
     return all.map(toCheckpoint);
@@ -436,10 +443,14 @@ export class RedisStore implements Store {
       case "ID_TAKEN":
         throw new AfsError("ALREADY_EXISTS", `checkpoint id ${cp?.id} already exists`, { checkpoint: cp?.id });
       case "NAME_TAKEN":
-        throw new AfsError("ALREADY_EXISTS", `checkpoint ${cp?.name} already exists in ${workspace}; pick another name`, {
-          workspace,
-          checkpoint: cp?.name,
-        });
+        throw new AfsError(
+          "ALREADY_EXISTS",
+          `checkpoint ${cp?.name} already exists in ${workspace}; pick another name`,
+          {
+            workspace,
+            checkpoint: cp?.name,
+          },
+        );
       case "NO_TARGET":
         throw new AfsError("NOT_FOUND", `checkpoint ${head} does not exist in workspace ${workspace}`, {
           workspace,

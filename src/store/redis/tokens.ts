@@ -23,7 +23,9 @@ export class RedisTokens implements TokenStore {
       expiresAt: t.expiresAt,
       actor: t.actor,
     };
-    const reply = arr(await this.link.run(PUT_TOKEN, [this.keys.tokens, this.keys.tokenSeq], [t.id, JSON.stringify(record)]));
+    const reply = arr(
+      await this.link.run(PUT_TOKEN, [this.keys.tokens, this.keys.tokenSeq], [t.id, JSON.stringify(record)]),
+    );
     if (str(reply[0] ?? null) === "EXISTS") {
       throw new AfsError("ALREADY_EXISTS", `token ${t.id} already exists`, { token_id: t.id });
     }

@@ -8,12 +8,6 @@ import type { Entry, EntryKind } from "../../core/entry.js";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
-import { SqliteBlobs } from "./blobs.js";
-import { Sqlite } from "./driver.js";
-import { migrate } from "./schema.js";
-import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
-import { tokenStatements } from "./tokens.js";
-import { useWal } from "./wal.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -25,6 +19,12 @@ import type {
   WorkspaceRecord,
 } from "../store.js";
 import type { TokenRecord } from "../tokens.js";
+import { SqliteBlobs } from "./blobs.js";
+import { Sqlite } from "./driver.js";
+import { migrate } from "./schema.js";
+import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
+import { tokenStatements } from "./tokens.js";
+import { useWal } from "./wal.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /** Rows per query when listing objects, so gc never holds a statement open across an await. */
