@@ -307,6 +307,33 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     }
   });
 
+  it("fails with TIMEOUT when the server stops answering, and carries on when it answers again", async () => {
+    const own = await startRedis();
+    const store = await RedisStore.open(own.url, { commandTimeoutMs: 300 });
+    try {
+      await seed(store);
+      own.signal("SIGSTOP");
+      const started = Date.now();
+      const frozen = await failure(store.commit("ws", { expectRevision: 0, set: [], events: [ev("/a")] }));
+      expect(frozen.code).toBe("TIMEOUT");
+      expect(frozen.message).toContain(`127.0.0.1:${own.port}`);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      const opening = Date.now();
+      const unanswered = await failure(RedisStore.open(own.url));
+      expect(unanswered).toMatchObject({ code: "IO_ERROR", message: expect.stringContaining(`127.0.0.1:${own.port}`) });
+      expect(Date.now() - opening).toBeLessThan(10_000);
+      own.signal("SIGCONT");
+      // The timed-out commit may have applied once the server woke up; it never applies twice.
+      const revision = (await store.getWorkspace("ws"))?.revision ?? -1;
+      expect([0, 1]).toContain(revision);
+      expect(await store.commit("ws", { expectRevision: revision, set: [], events: [ev("/b")] })).toBe(revision + 1);
+    } finally {
+      own.signal("SIGCONT");
+      await store.close();
+      await own.stop();
+    }
+  });
+
   it("fails with IO_ERROR while the server is down and recovers by itself when it returns", async () => {
     const own = await startRedis();
     const store = await RedisStore.open(own.url);

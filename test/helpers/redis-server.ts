@@ -14,6 +14,8 @@ export interface RedisServer {
   dir: string;
   /** Kills the server (SIGKILL by default) keeping its data directory, for fault tests. */
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Sends a signal and keeps tracking the process (SIGSTOP / SIGCONT to freeze and thaw it). */
+  signal(signal: NodeJS.Signals): void;
   /** Starts it again on the same port and data directory. */
   restart(): Promise<void>;
   /** Stops it (SIGTERM, waits) and removes its data directory. */
@@ -73,6 +75,9 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
     dir,
     url: `redis://127.0.0.1:${port}/0`,
     kill,
+    signal: (signal) => {
+      running?.child.kill(signal);
+    },
     restart: launch,
     stop: async () => {
       await kill("SIGTERM");

@@ -2,7 +2,15 @@
 // calls go by SHA with a one-time load when the server does not know them yet, and only reads
 // are retried after a dropped connection (a write that may have landed is never sent twice).
 import { AfsError } from "../../core/errors.js";
-import { isConnectionError, type RedisClientSlice, type RedisTarget, type Reply, redisError } from "./connect.js";
+import {
+  COMMAND_TIMEOUT_MS,
+  isConnectionError,
+  type RedisClientSlice,
+  type RedisTarget,
+  type Reply,
+  redisError,
+  timeoutError,
+} from "./connect.js";
 import type { Script } from "./scripts.js";
 
 /** How long a read waits for the connection to come back before its one retry. */
@@ -14,13 +22,14 @@ export class RedisLink {
   constructor(
     private readonly client: RedisClientSlice,
     readonly target: RedisTarget,
+    private readonly timeoutMs = COMMAND_TIMEOUT_MS,
   ) {}
 
   /** A command that changes something: sent once, whatever happens. */
   async write(args: ReadonlyArray<string | Buffer>): Promise<Reply> {
     this.checkOpen();
     try {
-      return await this.client.sendCommand<Reply>(args);
+      return await this.send(args);
     } catch (e) {
       throw redisError(e, this.target);
     }
@@ -30,12 +39,12 @@ export class RedisLink {
   async read(args: ReadonlyArray<string | Buffer>): Promise<Reply> {
     this.checkOpen();
     try {
-      return await this.client.sendCommand<Reply>(args);
+      return await this.send(args);
     } catch (e) {
       if (!isConnectionError(e)) throw redisError(e, this.target);
       await this.waitReady();
       try {
-        return await this.client.sendCommand<Reply>(args);
+        return await this.send(args);
       } catch (again) {
         throw redisError(again, this.target);
       }
@@ -70,6 +79,18 @@ export class RedisLink {
     } catch {
       this.client.destroy();
     }
+  }
+
+  /**
+   * node-redis times a command out only while it waits to be written; once sent, a stopped
+   * server would keep the caller waiting forever, so the reply gets a deadline here.
+   */
+  private send(args: ReadonlyArray<string | Buffer>): Promise<Reply> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timeoutError(this.target, this.timeoutMs)), this.timeoutMs);
+    });
+    return Promise.race([this.client.sendCommand<Reply>(args), deadline]).finally(() => clearTimeout(timer));
   }
 
   private checkOpen(): void {

@@ -1,6 +1,7 @@
 // Connecting to Redis: the store URL (redis://[user:pass@]host:port/db, rediss:// for TLS), the
 // password (URL or AFS_REDIS_PASSWORD, never shown), one clear error when the server cannot be
 // reached, the durability check at open, and the small slice of node-redis the store uses.
+import { isIP } from "node:net";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 
 /** Everything the store needs from a node-redis client; nothing else of its types leaks in. */
@@ -31,6 +32,8 @@ export interface RedisTarget {
 const ACCEPTED = "use redis://[user:password@]host:port/db or rediss://… for TLS";
 /** How long opening waits for the TCP (and TLS) handshake before giving up. */
 export const CONNECT_TIMEOUT_MS = 3_000;
+/** How long one command waits for its reply (a stopped or overloaded server) before TIMEOUT. */
+export const COMMAND_TIMEOUT_MS = 30_000;
 
 export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env): RedisTarget {
   let u: URL;
@@ -76,7 +79,9 @@ export async function connect(target: RedisTarget): Promise<RedisClientSlice> {
     socket: {
       host: target.host,
       port: target.port,
-      ...(target.tls ? { tls: true as const, servername: target.host } : { tls: false as const }),
+      ...(target.tls
+        ? { tls: true as const, ...(isIP(target.host) === 0 ? { servername: target.host } : {}) }
+        : { tls: false as const }),
       connectTimeout: CONNECT_TIMEOUT_MS,
       // At open one failure is final (the caller gets it at once); afterwards keep trying with a
       // capped backoff, so the process recovers by itself when Redis returns.
@@ -103,11 +108,20 @@ export async function connect(target: RedisTarget): Promise<RedisClientSlice> {
     if (warned) process.stderr.write(`afs: reconnected to Redis at ${where(target)}\n`);
     warned = false;
   });
+  let timer: NodeJS.Timeout | undefined;
+  // connectTimeout covers the TCP handshake only; a server that accepts but never answers (stopped,
+  // overloaded) must not hold `afs` at open either.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${2 * CONNECT_TIMEOUT_MS} ms`)),
+      2 * CONNECT_TIMEOUT_MS,
+    );
+  });
   try {
-    await client.connect();
+    await Promise.race([client.connect(), deadline]).finally(() => clearTimeout(timer));
   } catch (e) {
     client.destroy();
-    throw redisError(lastError ?? e, target, "cannot connect to");
+    throw redisError(isReplyError(e) ? e : (lastError ?? e), target, "cannot connect to");
   }
   opened = true;
   return client;
@@ -124,6 +138,15 @@ const REPLY_ERRORS: Record<string, readonly [ErrorCode, string]> = {
   LOADING: ["TIMEOUT", "is still loading its data; retry in a moment"],
   BUSY: ["TIMEOUT", "is busy running a script; retry"],
 };
+
+/** A command whose reply did not come in time: it may still run, so it is never resent. */
+export function timeoutError(target: RedisTarget, ms: number): AfsError {
+  return new AfsError(
+    "TIMEOUT",
+    `Redis at ${where(target)} did not answer within ${ms} ms (stopped or overloaded); a change may or may not have applied, so read before retrying it`,
+    { host: target.host, port: target.port },
+  );
+}
 
 export function redisError(e: unknown, target: RedisTarget, doing = "error from"): AfsError {
   if (e instanceof AfsError) return e;
@@ -143,9 +166,13 @@ export function redisError(e: unknown, target: RedisTarget, doing = "error from"
 }
 
 /** node-redis marks server replies with ErrorReply subclasses (SimpleError, BlobError). */
-function isReplyError(e: Error): boolean {
+const isReplyError = (e: unknown): boolean => inherits(e, "ErrorReply");
+
+/** Whether `e` is an instance of node-redis's class `name`, without loading the client to ask. */
+function inherits(e: unknown, name: string): boolean {
+  if (typeof e !== "object" || e === null) return false;
   for (let p: object | null = Object.getPrototypeOf(e); p; p = Object.getPrototypeOf(p)) {
-    if (p.constructor?.name === "ErrorReply") return true;
+    if (p.constructor?.name === name) return true;
   }
   return false;
 }

@@ -28,6 +28,8 @@ export interface RedisStoreOptions {
   /** Where the durability warning goes (default: one line on stderr). */
   warn?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** How long one command waits for its reply before TIMEOUT (default 30 s). */
+  commandTimeoutMs?: number;
 }
 
 /** What claimCheckpoint found: a problem for the script to refuse, and whether it added an index entry. */
@@ -61,7 +63,7 @@ export class RedisStore implements Store {
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const target = parseRedisUrl(url, options.env);
     const client = await connect(target);
-    const link = new RedisLink(client, target);
+    const link = new RedisLink(client, target, options.commandTimeoutMs);
     try {
       await link.read(["PING"]);
       await checkDurability(client, target, options.warn);
