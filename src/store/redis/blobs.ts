@@ -2,21 +2,21 @@
 // `chunkBytes` as a list of chunk hashes naming chunks stored once each (chunking.ts), so no
 // value exceeds a few MiB and a range reads only its chunks. Objects are global and written
 // idempotently before anything references them; the index sets only serve listing and gc.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
 import { CHUNK_BYTES, type ChunkRef, chunksOf, MAX_WHOLE_BLOB_BYTES, storeStream, tooLargeWhole } from "../chunking.js";
-import { arr, buf, num, type RedisLink, str } from "./client.js";
+import { arr, batched, buf, num, type RedisLink, str } from "./client.js";
 import type { Keys, ObjectKind } from "./keys.js";
-import { DELETE_OBJECT, LINK_BLOB, PUT_OBJECT, SWEEP_CHUNK, TOUCH_CHUNK } from "./scripts.js";
+import { DELETE_OBJECT, LINK_BLOB, PUT_OBJECT, TOUCH_CHUNK } from "./scripts.js";
 
 /** Hashes per page when listing an index, and layout entries per LRANGE / RPUSH. */
-const PAGE = 1000;
+export const PAGE = 1000;
 /** A draft layout of a put that died half way expires instead of staying forever. */
 const DRAFT_TTL_SECONDS = 3600;
 
-interface BlobMeta {
+export interface BlobMeta {
   size: number;
   /** Chunk size and count when chunked. */
   chunkBytes: number;
@@ -44,14 +44,12 @@ export class RedisBlobs {
       distinct.map((o) => o.hash),
     );
     const now = String(Date.now());
-    await Promise.all(
-      distinct.map(async ({ hash, data }) => {
-        const bytes = toBuffer(data);
-        if (kind === "blob" && bytes.byteLength > this.chunkBytes) return this.putChunkedWhole(hash, bytes);
-        const stored = kind === "blob" ? encode(bytes) : bytes;
-        await this.link.run(PUT_OBJECT, [this.keys.object(kind, hash)], [String(bytes.byteLength), now, stored]);
-      }),
-    );
+    await batched(distinct, async ({ hash, data }) => {
+      const bytes = toBuffer(data);
+      if (kind === "blob" && bytes.byteLength > this.chunkBytes) return this.putChunkedWhole(hash, bytes);
+      const stored = kind === "blob" ? encode(bytes) : bytes;
+      await this.link.run(PUT_OBJECT, [this.keys.object(kind, hash)], [String(bytes.byteLength), now, stored]);
+    });
   }
 
   async putStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }> {
@@ -90,7 +88,7 @@ export class RedisBlobs {
       }
     });
     // gc may have swept a chunk that was already present (an orphan) between its put and now.
-    const present = await Promise.all(chunks.map((c) => this.link.read(["EXISTS", this.keys.chunk(c.hash)])));
+    const present = await batched(chunks, (c) => this.link.read(["EXISTS", this.keys.chunk(c.hash)]));
     if (present.some((n) => n !== 1)) {
       throw new AfsError(
         "CONFLICT",
@@ -128,7 +126,7 @@ export class RedisBlobs {
   }
 
   async has(hashes: readonly Hash[]): Promise<Set<Hash>> {
-    const found = await Promise.all(hashes.map((h) => this.link.read(["EXISTS", this.keys.object("blob", h)])));
+    const found = await batched(hashes, (h) => this.link.read(["EXISTS", this.keys.object("blob", h)]));
     return new Set(hashes.filter((_, i) => found[i] === 1));
   }
 
@@ -194,8 +192,8 @@ export class RedisBlobs {
     }
   }
 
-  private async meta(hash: Hash): Promise<BlobMeta | null> {
-    return toMeta(arr(await this.link.read(["HMGET", this.keys.object("blob", hash), "s", "n", "cb"])));
+  private meta(hash: Hash): Promise<BlobMeta | null> {
+    return blobMeta(this.link, this.keys, hash);
   }
 
   private async inline(hash: Hash, meta: BlobMeta): Promise<Buffer> {
@@ -222,11 +220,11 @@ export class RedisBlobs {
     return decode(data, ref.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
   }
 
-  // --- listing, gc and checks --------------------------------------------------------------------
+  // --- listing and deleting --------------------------------------------------------------------
 
   /** Every indexed object that exists, by hash, a page at a time (an index entry without its object is skipped). */
   async *list(kind: ObjectKind): AsyncGenerator<{ hash: Hash; createdAt: number; size: number }> {
-    for await (const page of this.indexPages(kind)) {
+    for await (const page of indexPages(this.link, this.keys, kind)) {
       const metas = await Promise.all(page.map((h) => this.link.read(["HMGET", this.keys.object(kind, h), "s", "t"])));
       for (const [i, hash] of page.entries()) {
         const [s, t] = arr(metas[i] ?? null);
@@ -238,109 +236,32 @@ export class RedisBlobs {
 
   async delete(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
     const distinct = [...new Set(hashes)];
-    const gone = await Promise.all(
-      distinct.map((h) =>
-        this.link.run(
-          DELETE_OBJECT,
-          [this.keys.object(kind, h), kind === "blob" ? this.keys.layout(h) : this.keys.object(kind, h)],
-          [],
-        ),
-      ),
-    );
+    const gone = await batched(distinct, (h) => {
+      const keys = [this.keys.object(kind, h), kind === "blob" ? this.keys.layout(h) : this.keys.object(kind, h)];
+      return this.link.run(DELETE_OBJECT, keys, []);
+    });
     for (let i = 0; i < distinct.length; i += PAGE) {
       await this.link.write(["ZREM", this.keys.index(kind), ...distinct.slice(i, i + PAGE)]);
     }
     return gone.reduce<number>((n, g) => n + (g === 1 ? 1 : 0), 0);
   }
+}
 
-  /** Deletes chunks no blob's layout names, stored before `createdBefore` (younger ones may belong to a put in flight). */
-  async sweep(createdBefore: number): Promise<{ deleted: number; bytes: number }> {
-    const used = new Set<string>();
-    for await (const { chunks } of this.chunkedBlobs()) for (const c of chunks) used.add(c);
-    let deleted = 0;
-    let bytes = 0;
-    for await (const page of this.indexPages("chunk")) {
-      const unused = page.filter((h) => !used.has(h));
-      const results = await Promise.all(
-        unused.map((h) => this.link.run(SWEEP_CHUNK, [this.keys.chunk(h)], [String(createdBefore)])),
-      );
-      const dropped: string[] = [];
-      unused.forEach((h, i) => {
-        const r = results[i] as number;
-        if (r >= 0) {
-          deleted++;
-          bytes += r;
-        }
-        if (r !== -1) dropped.push(h);
-      });
-      if (dropped.length > 0) await this.link.write(["ZREM", this.keys.index("chunk"), ...dropped]);
-    }
-    return { deleted, bytes };
-  }
+/** A blob's size and, when chunked, its chunk size and count; null when it is not stored. */
+export async function blobMeta(link: RedisLink, keys: Keys, hash: Hash): Promise<BlobMeta | null> {
+  return toMeta(arr(await link.read(["HMGET", keys.object("blob", hash), "s", "n", "cb"])));
+}
 
-  /** Missing and corrupt chunks and broken layouts, each naming the blob it belongs to. */
-  async problems(): Promise<string[]> {
-    const problems: string[] = [];
-    const users = new Map<string, string[]>();
-    for await (const { hash, meta, chunks } of this.chunkedBlobs()) {
-      if (chunks.length !== meta.chunks || (meta.chunks - 1) * meta.chunkBytes >= meta.size) {
-        const laid = chunks.length === 0 ? 0 : Math.min(meta.size, chunks.length * meta.chunkBytes);
-        problems.push(`blob ${hash}: its chunks hold ${laid} bytes, not its ${meta.size}`);
-      }
-      for (const [i, c] of chunks.entries()) {
-        const start = i * meta.chunkBytes;
-        const where = users.get(c) ?? [];
-        if (where.length < 5) where.push(`blob ${hash} at byte ${start}`);
-        users.set(c, where);
-        if ((await this.link.read(["EXISTS", this.keys.chunk(c)])) !== 1) {
-          problems.push(`blob ${hash}: chunk ${c} at byte ${start} is missing`);
-        }
-      }
-    }
-    for await (const page of this.indexPages("chunk")) {
-      for (const c of page) {
-        const [s, d] = arr(await this.link.read(["HMGET", this.keys.chunk(c), "s", "d"]));
-        const data = buf(d ?? null);
-        if (!data) continue;
-        let raw: Buffer | null = null;
-        try {
-          raw = decode(data, num(s ?? null) ?? -1, `chunk ${c}`);
-        } catch {}
-        if (!raw || createHash("sha256").update(raw).digest("hex") !== c) {
-          problems.push(`chunk ${c} (in ${users.get(c)?.join(", ") || "no blob"}) does not match its content hash`);
-        }
-      }
-    }
-    return problems;
-  }
-
-  private async *chunkedBlobs(): AsyncGenerator<{ hash: Hash; meta: BlobMeta; chunks: string[] }> {
-    for await (const page of this.indexPages("blob")) {
-      for (const hash of page) {
-        const meta = await this.meta(hash);
-        if (!meta || meta.chunks === 0) continue;
-        const chunks: string[] = [];
-        for (let i = 0; ; i += PAGE) {
-          const part = arr(await this.link.read(["LRANGE", this.keys.layout(hash), String(i), String(i + PAGE - 1)]));
-          for (const c of part) chunks.push(str(c) ?? "");
-          if (part.length < PAGE) break;
-        }
-        yield { hash, meta, chunks };
-      }
-    }
-  }
-
-  private async *indexPages(kind: ObjectKind | "chunk"): AsyncGenerator<Hash[]> {
-    let after = "-";
-    for (;;) {
-      const page = arr(
-        await this.link.read(["ZRANGEBYLEX", this.keys.index(kind), after, "+", "LIMIT", "0", String(PAGE)]),
-      ).map((h) => str(h) as Hash);
-      if (page.length > 0) yield page;
-      const last = page[page.length - 1];
-      if (!last || page.length < PAGE) return;
-      after = `(${last}`;
-    }
+/** The hashes of an object index in pages of PAGE, in hash order. */
+export async function* indexPages(link: RedisLink, keys: Keys, kind: ObjectKind | "chunk"): AsyncGenerator<Hash[]> {
+  let after = "-";
+  for (;;) {
+    const reply = await link.read(["ZRANGEBYLEX", keys.index(kind), after, "+", "LIMIT", "0", String(PAGE)]);
+    const page = arr(reply).map((h) => str(h) as Hash);
+    if (page.length > 0) yield page;
+    const last = page[page.length - 1];
+    if (!last || page.length < PAGE) return;
+    after = `(${last}`;
   }
 }
 
@@ -350,7 +271,7 @@ function toMeta(reply: ReturnType<typeof arr>): BlobMeta | null {
   return { size, chunks: num(reply[1] ?? null) ?? 0, chunkBytes: num(reply[2] ?? null) ?? 0 };
 }
 
-const missingChunk = (hash: Hash, ref: ChunkRef): AfsError =>
+export const missingChunk = (hash: Hash, ref: ChunkRef): AfsError =>
   new AfsError("IO_ERROR", `chunk ${ref.hash} at byte ${ref.start} of content ${hash} is missing; run afs fsck`, {
     hash,
     chunk: ref.hash,

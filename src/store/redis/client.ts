@@ -124,3 +124,13 @@ export function fields(r: Reply): Map<string, string> {
   for (let i = 0; i + 1 < a.length; i += 2) out.set(str(a[i] ?? null) ?? "", str(a[i + 1] ?? null) ?? "");
   return out;
 }
+
+/**
+ * Maps items through `fn` a batch at a time: node-redis pipelines each batch on one connection,
+ * and memory stays bounded however many items a caller passes.
+ */
+export async function batched<T, R>(items: readonly T[], fn: (item: T) => Promise<R>, size = 500): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map(fn))));
+  return out;
+}

@@ -4,21 +4,25 @@
 import type { Entry } from "../../core/entry.js";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import type {
-  CheckpointRecord,
-  Commit,
-  EventInput,
-  EventRecord,
-  HeadMove,
-  OverlayRow,
-  Store,
-  WorkspaceRecord,
-} from "../store.js";
+import type { CheckpointRecord, Commit, EventRecord, HeadMove, OverlayRow, Store, WorkspaceRecord } from "../store.js";
 import type { TokenRecord } from "../tokens.js";
 import { RedisBlobs } from "./blobs.js";
+import { RedisChunks } from "./chunks.js";
 import { arr, fields, num, RedisLink, str } from "./client.js";
 import { checkDurability, connect, parseRedisUrl, type Reply } from "./connect.js";
 import { Keys, type ObjectKind } from "./keys.js";
+import {
+  entryValue,
+  eventArgs,
+  isOk,
+  parseCheckpoint,
+  scriptValue,
+  storedCheckpoint,
+  toCheckpoint,
+  toEntry,
+  toEvent,
+  toWorkspace,
+} from "./records.js";
 import * as scripts from "./scripts.js";
 import { RedisTokens } from "./tokens.js";
 
@@ -38,15 +42,11 @@ interface Claim {
   added: boolean;
 }
 
-const isOk = (reply: Reply): boolean => str(arr(reply)[0] ?? null) === "OK";
-
-/** Checkpoints as stored: the record plus the revision it was recorded at (the insertion order). */
-type StoredCheckpoint = CheckpointRecord & { at: number };
-
 export class RedisStore implements Store {
   readonly url: string;
   readonly chunkBytes: number;
   private readonly blobs: RedisBlobs;
+  private readonly chunks: RedisChunks;
   private readonly tokens: RedisTokens;
 
   private constructor(
@@ -55,6 +55,7 @@ export class RedisStore implements Store {
   ) {
     this.url = link.target.shown;
     this.blobs = new RedisBlobs(link, keys);
+    this.chunks = new RedisChunks(link, keys);
     this.chunkBytes = this.blobs.chunkBytes;
     this.tokens = new RedisTokens(link, keys);
   }
@@ -67,9 +68,10 @@ export class RedisStore implements Store {
     try {
       await link.read(["PING"]);
       await checkDurability(client, target, options.warn);
-      for (const s of Object.values(scripts)) {
-        if (s instanceof scripts.Script) await link.write(["SCRIPT", "LOAD", s.source]);
-      }
+      // Loaded up front so the first calls go by SHA; after a server restart empties its script
+      // cache, RedisLink.run loads them again on NOSCRIPT.
+      const all = Object.values(scripts).filter((s): s is scripts.Script => s instanceof scripts.Script);
+      await Promise.all(all.map((s) => link.write(["SCRIPT", "LOAD", s.source])));
     } catch (e) {
       await link.close();
       throw e;
@@ -148,7 +150,7 @@ export class RedisStore implements Store {
         await this.link.write(["ZREM", this.keys.workspaces, ws.name]);
       }
     }
-    this.check(reply, ws.name, initial);
+    scriptValue(reply, { workspace: ws.name, cp: initial });
   }
 
   async getWorkspace(name: string): Promise<WorkspaceRecord | null> {
@@ -226,7 +228,10 @@ export class RedisStore implements Store {
     for (const row of commit.set) args.push(row.path, entryValue(row.entry));
     args.push(String(commit.events.length));
     for (const e of commit.events) args.push(...eventArgs(e));
-    return this.check(await this.runWs(workspace, scripts.COMMIT, args), workspace, null, commit.expectRevision);
+    return scriptValue(await this.runWs(workspace, scripts.COMMIT, args), {
+      workspace,
+      expected: commit.expectRevision,
+    });
   }
 
   async moveHead(workspace: string, move: HeadMove): Promise<number> {
@@ -244,7 +249,7 @@ export class RedisStore implements Store {
       ...eventArgs(move.event),
     ]);
     if (cp && !isOk(reply)) await this.unclaim(workspace, cp, claim);
-    return this.check(reply, workspace, cp, move.expectRevision, move.head);
+    return scriptValue(reply, { workspace, cp, expected: move.expectRevision, head: move.head });
   }
 
   // --- checkpoints and events ----------------------------------------------------------------
@@ -290,21 +295,7 @@ export class RedisStore implements Store {
     const count = limit > 0 ? ["COUNT", String(limit)] : [];
     const start = `${Math.max(0, Math.floor(afterSeq)) + 1}-0`;
     const entries = arr(await this.link.read(["XRANGE", this.keys.ws(workspace, "ev"), start, "+", ...count]));
-    return entries.map((entry) => {
-      const [id, values] = arr(entry);
-      const f = fields(values ?? null);
-      const hash = (k: string): Hash | null => (f.get(k) ? (f.get(k) as Hash) : null);
-      return {
-        workspace,
-        seq: Number((str(id ?? null) ?? "").split("-")[0]),
-        op: f.get("op") ?? "",
-        path: f.get("path") ?? "",
-        oldHash: hash("old"),
-        newHash: hash("new"),
-        actor: f.get("actor") ?? "",
-        time: Number(f.get("time")),
-      };
-    });
+    return entries.map((entry) => toEvent(workspace, entry));
   }
 
   // --- garbage collection and integrity --------------------------------------------------------
@@ -332,7 +323,7 @@ export class RedisStore implements Store {
   }
 
   sweepChunks(createdBefore: number): Promise<{ deleted: number; bytes: number }> {
-    return this.blobs.sweep(createdBefore);
+    return this.chunks.sweep(createdBefore);
   }
 
   async checkIntegrity(): Promise<string[]> {
@@ -349,16 +340,16 @@ export class RedisStore implements Store {
           problems.push(`workspace ${cp.workspace}: checkpoint ${cp.name}: root tree ${cp.root} is missing`);
         }
       }
-      for (const row of await this.overlayUnder(ws.name, "/")) {
-        const e = row.entry;
+      for (const [path, value] of fields(await this.link.read(["HGETALL", this.keys.ws(ws.name, "ov")]))) {
+        const e = toEntry(value);
         if (!e) continue;
         const object = e.kind === "dir" ? "tree" : "blob";
         if (!(await exists(object, e.hash))) {
-          problems.push(`workspace ${ws.name}: live entry ${row.path}: ${object} ${e.hash} is missing`);
+          problems.push(`workspace ${ws.name}: live entry ${path}: ${object} ${e.hash} is missing`);
         }
       }
     }
-    problems.push(...(await this.blobs.problems()));
+    problems.push(...(await this.chunks.problems()));
     return problems;
   }
 
@@ -415,96 +406,4 @@ export class RedisStore implements Store {
       await this.link.write(["HDEL", this.keys.checkpointIds, cp.id]);
     }
   }
-
-  /** Turns a workspace script's reply into its value, or the AfsError SQLite raises for the same failure. */
-  private check(
-    reply: Reply,
-    workspace: string,
-    cp: CheckpointRecord | null,
-    expected?: number,
-    head?: string,
-  ): number {
-    const [status, detail] = arr(reply);
-    const code = str(status ?? null);
-    if (code === "OK") return num(detail ?? null) ?? 0;
-    switch (code) {
-      case "NOT_FOUND":
-        throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist`, { workspace });
-      case "CONFLICT": {
-        const actual = num(detail ?? null);
-        throw new AfsError("CONFLICT", `workspace ${workspace} moved to revision ${actual} (expected ${expected})`, {
-          workspace,
-          expected,
-          actual,
-        });
-      }
-      case "EXISTS":
-        throw new AfsError("ALREADY_EXISTS", `workspace ${workspace} already exists`, { workspace });
-      case "MISMATCH":
-        throw new AfsError("INVALID_ARGUMENT", `checkpoint ${cp?.name} belongs to ${cp?.workspace}, not ${workspace}`);
-      case "ID_TAKEN":
-        throw new AfsError("ALREADY_EXISTS", `checkpoint id ${cp?.id} already exists`, { checkpoint: cp?.id });
-      case "NAME_TAKEN":
-        throw new AfsError(
-          "ALREADY_EXISTS",
-          `checkpoint ${cp?.name} already exists in ${workspace}; pick another name`,
-          {
-            workspace,
-            checkpoint: cp?.name,
-          },
-        );
-      case "NO_TARGET":
-        throw new AfsError("NOT_FOUND", `checkpoint ${head} does not exist in workspace ${workspace}`, {
-          workspace,
-          checkpoint: head,
-        });
-      default:
-        throw new AfsError("INTERNAL", `unexpected reply from a store script: ${code}`);
-    }
-  }
 }
-
-function toWorkspace(f: Map<string, string>): WorkspaceRecord | null {
-  if (!f.has("revision")) return null;
-  return {
-    name: f.get("name") ?? "",
-    description: f.get("description") ?? "",
-    head: f.get("head") ?? "",
-    revision: Number(f.get("revision")),
-    createdAt: Number(f.get("createdAt")),
-    updatedAt: Number(f.get("updatedAt")),
-  };
-}
-
-function storedCheckpoint(cp: CheckpointRecord, at: number): string {
-  return JSON.stringify({ ...toCheckpoint(cp as StoredCheckpoint), at });
-}
-
-const parseCheckpoint = (v: string): StoredCheckpoint => JSON.parse(v) as StoredCheckpoint;
-
-function toCheckpoint(cp: CheckpointRecord): CheckpointRecord {
-  return {
-    id: cp.id,
-    workspace: cp.workspace,
-    name: cp.name,
-    root: cp.root,
-    parent: cp.parent,
-    createdAt: cp.createdAt,
-    actor: cp.actor,
-    kind: cp.kind,
-    description: cp.description,
-  };
-}
-
-/** Overlay values: [kind, hash, size, mode, mtime] as JSON, or "" for a deletion. */
-function entryValue(e: Entry | null): string {
-  return e ? JSON.stringify([e.kind, e.hash, e.size, e.mode, e.mtime]) : "";
-}
-
-function toEntry(v: string): Entry | null {
-  if (v === "") return null;
-  const [kind, hash, size, mode, mtime] = JSON.parse(v) as [Entry["kind"], Hash, number, number, number];
-  return { kind, hash, size: size ?? 0, mode: mode ?? 0, mtime: mtime ?? 0 };
-}
-
-const eventArgs = (e: EventInput): string[] => [e.op, e.path, e.oldHash ?? "", e.newHash ?? "", e.actor];
