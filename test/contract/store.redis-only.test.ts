@@ -256,6 +256,53 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     }
   });
 
+  it("refuses a change whole when Redis is out of memory, and still deletes and revokes then", async () => {
+    const p = prefix();
+    const store = await open(p);
+    await seed(store);
+    await seed(store, "doomed");
+    await store.commit("ws", {
+      expectRevision: 0,
+      set: [{ path: "/a/x", entry: fileEntry("x") }],
+      events: [ev("/a/x")],
+    });
+    await store.putToken({
+      id: "t1",
+      name: "t1",
+      secretHash: "a".repeat(64),
+      workspace: null,
+      profile: "admin-ro",
+      createdAt: 1,
+      expiresAt: null,
+      revokedAt: null,
+      actor: "tester",
+    });
+    const raw = createClient({ url: server.url, RESP: 2 });
+    await raw.connect();
+    try {
+      const before = await snapshot(p);
+      await raw.sendCommand(["CONFIG", "SET", "maxmemory", "1"]);
+      // The clear would free memory and the set would need it: refused before either happens.
+      const full = await failure(
+        store.commit("ws", {
+          expectRevision: 1,
+          clearUnder: ["/a"],
+          set: [{ path: "/b", entry: fileEntry("b") }],
+          events: [ev("/b")],
+        }),
+      );
+      expect(full.code).toBe("QUOTA_EXCEEDED");
+      expect(await snapshot(p)).toEqual(before);
+      expect(await store.revokeToken("t1", 5)).toBe(true);
+      expect(await store.deleteWorkspace("doomed")).toBe(true);
+    } finally {
+      await raw.sendCommand(["CONFIG", "SET", "maxmemory", "0"]);
+      await raw.close();
+    }
+    expect((await store.getToken("t1"))?.revokedAt).toBe(5);
+    expect(await store.commit("ws", { expectRevision: 1, set: [], events: [ev("/c")] })).toBe(2);
+  });
+
   it("lets exactly one of 200 concurrent commits from one revision land, across two connections", async () => {
     const p = prefix();
     const a = await open(p);

@@ -11,7 +11,7 @@ import {
   redisError,
   timeoutError,
 } from "./connect.js";
-import type { Script } from "./scripts.js";
+import type { Script, ScriptSource } from "./scripts.js";
 
 /** How long a read waits for the connection to come back before its one retry. */
 const READ_RETRY_WAIT_MS = 1_000;
@@ -23,6 +23,8 @@ export class RedisLink {
     private readonly client: RedisClientSlice,
     readonly target: RedisTarget,
     private readonly timeoutMs = COMMAND_TIMEOUT_MS,
+    /** Whether the server reads script flags (Redis ≥ 7); see Script. */
+    readonly scriptFlags = true,
   ) {}
 
   /** A command that changes something: sent once, whatever happens. */
@@ -62,13 +64,19 @@ export class RedisLink {
       ? (a: ReadonlyArray<string | Buffer>) => this.read(a)
       : (a: ReadonlyArray<string | Buffer>) => this.write(a);
     const tail = [String(keys.length), ...keys, ...args];
+    const { sha, source } = this.sourceOf(script);
     try {
-      return await send(["EVALSHA", script.sha, ...tail]);
+      return await send(["EVALSHA", sha, ...tail]);
     } catch (e) {
       // NOSCRIPT means the script did not run, so sending its source now cannot apply it twice.
       if (!(e instanceof AfsError) || !/NOSCRIPT/.test(e.message)) throw e;
-      return send(["EVAL", script.source, ...tail]);
+      return send(["EVAL", source, ...tail]);
     }
+  }
+
+  /** The script text this server runs. */
+  sourceOf(script: Script): ScriptSource {
+    return this.scriptFlags ? script.flagged : script.legacy;
   }
 
   async close(): Promise<void> {

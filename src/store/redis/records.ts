@@ -36,6 +36,12 @@ export function scriptValue(
         actual,
       });
     }
+    case "LOG_AHEAD":
+      throw new AfsError(
+        "IO_ERROR",
+        `the event log of workspace ${workspace} is ahead of its revision (last event ${str(detail ?? null)}); run afs fsck`,
+        { workspace },
+      );
     case "EXISTS":
       throw new AfsError("ALREADY_EXISTS", `workspace ${workspace} already exists`, { workspace });
     case "MISMATCH":

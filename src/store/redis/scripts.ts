@@ -4,12 +4,31 @@
 // (one hash tag, one Cluster slot). A failed check returns {CODE, detail}; success {"OK", value}.
 import { createHash } from "node:crypto";
 
+/** What Redis ≥ 7 reads from a script's shebang line. */
+type Flags = "" | "no-writes" | "allow-oom";
+
+export interface ScriptSource {
+  source: string;
+  sha: string;
+}
+
 export class Script {
-  readonly sha: string;
-  constructor(readonly source: string) {
-    this.sha = createHash("sha1").update(source).digest("hex");
+  /**
+   * For Redis ≥ 7: a script with a shebang is refused whole when the server is out of memory
+   * (QUOTA_EXCEEDED), before any of its writes. Scripts that only delete, or make one small
+   * write like a revocation, may still run then: they are how memory is freed and access cut.
+   */
+  readonly flagged: ScriptSource;
+  /** For Redis 6, which refuses shebangs (it checks memory at a script's first write, then lets it finish). */
+  readonly legacy: ScriptSource;
+
+  constructor(body: string, flags: Flags = "") {
+    this.flagged = source(`#!lua${flags ? ` flags=${flags}` : ""}\n${body}`);
+    this.legacy = source(body);
   }
 }
+
+const source = (text: string): ScriptSource => ({ source: text, sha: createHash("sha1").update(text).digest("hex") });
 
 /** Shared by the workspace scripts: KEYS = meta, cp, cpname, ov, ovp, ovc, ev. */
 const WORKSPACE_LIB = `
@@ -29,11 +48,14 @@ local function ovset(p, v)
   redis.call("ZADD", OVP, 0, p)
   redis.call("ZADD", OVC, 0, parent(p) .. "\\0" .. p)
 end
--- The current revision, or nil and the failure to return.
+-- The current revision, or nil and the failure to return. Event ids follow the revision, so a
+-- log already past it would make XADD fail half way through the script: refuse that up front.
 local function checkrev(expect)
   local rev = redis.call("HGET", META, "revision")
   if not rev then return nil, {"NOT_FOUND"} end
   if rev ~= expect then return nil, {"CONFLICT", rev} end
+  local last = redis.call("XREVRANGE", EV, "+", "-", "COUNT", 1)[1]
+  if last and tonumber(string.match(last[1], "^(%d+)")) > tonumber(rev) then return nil, {"LOG_AHEAD", last[1]} end
   return tonumber(rev)
 end
 local function event(seq, op, path, old, new, actor, now)
@@ -108,15 +130,19 @@ return {"OK", 1}
 `);
 
 /** Returns {"OK", 1, checkpoint ids} after deleting every key of the workspace, {"OK", 0} when absent. */
-export const DELETE_WORKSPACE = new Script(`${WORKSPACE_LIB}
+export const DELETE_WORKSPACE = new Script(
+  `${WORKSPACE_LIB}
 if redis.call("EXISTS", META) == 0 then return {"OK", 0} end
 local ids = redis.call("HKEYS", CP)
 redis.call("DEL", META, CP, CPNAME, OV, OVP, OVC, EV)
 return {"OK", 1, ids}
-`);
+`,
+  "allow-oom",
+);
 
 /** ARGV: checkpoint id. CONFLICT when it is head. */
-export const DELETE_CHECKPOINT = new Script(`${WORKSPACE_LIB}
+export const DELETE_CHECKPOINT = new Script(
+  `${WORKSPACE_LIB}
 if redis.call("HGET", META, "head") == ARGV[1] then return {"CONFLICT"} end
 local json = redis.call("HGET", CP, ARGV[1])
 if not json then return {"OK", 0} end
@@ -124,13 +150,16 @@ local name = cjson.decode(json).name
 if redis.call("HGET", CPNAME, name) == ARGV[1] then redis.call("HDEL", CPNAME, name) end
 redis.call("HDEL", CP, ARGV[1])
 return {"OK", 1}
-`);
+`,
+  "allow-oom",
+);
 
 /**
  * A consistent read of overlay rows: ARGV lo, hi (ZRANGEBYLEX bounds) and childrenOnly (1|0) with
  * dir. Returns path, value, path, value, … sorted by path (bytewise, like SQLite's BINARY order).
  */
-export const OVERLAY_UNDER = new Script(`${WORKSPACE_LIB}
+export const OVERLAY_UNDER = new Script(
+  `${WORKSPACE_LIB}
 local out = {}
 if ARGV[3] == "1" then
   local dir = ARGV[4]
@@ -149,7 +178,9 @@ else
   end
 end
 return out
-`);
+`,
+  "no-writes",
+);
 
 /** KEYS[1] an object's hash key. ARGV size, time, data. 1 when stored, 0 when it was there (content addressing: first bytes stand). */
 export const PUT_OBJECT = new Script(`
@@ -176,21 +207,27 @@ return 1
 `);
 
 /** KEYS object, its layout (blobs). 1 when it existed. */
-export const DELETE_OBJECT = new Script(`
+export const DELETE_OBJECT = new Script(
+  `
 local n = redis.call("EXISTS", KEYS[1])
 redis.call("DEL", KEYS[1], KEYS[2])
 return n
-`);
+`,
+  "allow-oom",
+);
 
 /** KEYS[1] a chunk no blob uses. ARGV createdBefore. Its size when deleted, -1 when too young, -2 when gone. */
-export const SWEEP_CHUNK = new Script(`
+export const SWEEP_CHUNK = new Script(
+  `
 local t = redis.call("HGET", KEYS[1], "t")
 if not t then return -2 end
 if tonumber(t) >= tonumber(ARGV[1]) then return -1 end
 local s = redis.call("HGET", KEYS[1], "s")
 redis.call("DEL", KEYS[1])
 return tonumber(s)
-`);
+`,
+  "allow-oom",
+);
 
 /** KEYS tokens, sequence. ARGV id, JSON. */
 export const PUT_TOKEN = new Script(`
@@ -201,8 +238,11 @@ return {"OK", n}
 `);
 
 /** KEYS tokens, revocations. ARGV id, time. Keeps the first revocation time. */
-export const REVOKE_TOKEN = new Script(`
+export const REVOKE_TOKEN = new Script(
+  `
 if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call("HSETNX", KEYS[2], ARGV[1], ARGV[2])
 return 1
-`);
+`,
+  "allow-oom",
+);

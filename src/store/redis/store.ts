@@ -64,14 +64,16 @@ export class RedisStore implements Store {
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const target = parseRedisUrl(url, options.env);
     const client = await connect(target);
-    const link = new RedisLink(client, target, options.commandTimeoutMs);
+    let link = new RedisLink(client, target, options.commandTimeoutMs);
     try {
-      await link.read(["PING"]);
+      const info = str(await link.read(["INFO", "server"])) ?? "";
+      const major = Number(/redis_version:(\d+)/.exec(info)?.[1] ?? "7");
+      link = new RedisLink(client, target, options.commandTimeoutMs, major >= 7);
       await checkDurability(client, target, options.warn);
       // Loaded up front so the first calls go by SHA; after a server restart empties its script
       // cache, RedisLink.run loads them again on NOSCRIPT.
       const all = Object.values(scripts).filter((s): s is scripts.Script => s instanceof scripts.Script);
-      await Promise.all(all.map((s) => link.write(["SCRIPT", "LOAD", s.source])));
+      await Promise.all(all.map((s) => link.write(["SCRIPT", "LOAD", link.sourceOf(s).source])));
     } catch (e) {
       await link.close();
       throw e;
