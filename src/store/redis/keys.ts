@@ -15,6 +15,7 @@
 //   <p>:{b:<h>}         HASH  blob: s size, t created ms, d bytes (blob-codec) or, when chunked,
 //                             n chunk count and cb chunk size
 //   <p>:{b:<h>}:l       LIST  a chunked blob's chunk hashes in order (chunk i starts at i·cb)
+//   <p>:{b:<h>}:draft:<id> LIST a layout being written, renamed to :l by one script (expires in 1 h)
 //   <p>:{c:<h>}         HASH  chunk: s size, t last stored ms (a re-put refreshes it), d bytes
 //   <p>:{t:<h>}         HASH  tree: s size, t created ms, d bytes
 //   <p>:blobs, <p>:trees, <p>:chunks   ZSET  object hashes (score 0), for listing and gc
@@ -24,6 +25,8 @@
 //
 // Workspace names are escaped (% { } as %XX) so no name can end or split the hash tag.
 
+import { AfsError } from "../../core/errors.js";
+
 /** The keys of one workspace, in the order every workspace script takes them as KEYS. */
 export const WORKSPACE_KEYS = ["meta", "cp", "cpname", "ov", "ovp", "ovc", "ev"] as const;
 export type WorkspaceKey = (typeof WORKSPACE_KEYS)[number];
@@ -31,7 +34,11 @@ export type WorkspaceKey = (typeof WORKSPACE_KEYS)[number];
 export type ObjectKind = "blob" | "tree";
 
 export class Keys {
-  constructor(readonly prefix: string) {}
+  constructor(readonly prefix: string) {
+    if (/[{}]/.test(prefix)) {
+      throw new AfsError("INVALID_ARGUMENT", `a key prefix cannot hold { or } (they delimit hash tags): ${prefix}`);
+    }
+  }
 
   /** All of one workspace's keys, in WORKSPACE_KEYS order. */
   workspace(name: string): string[] {
