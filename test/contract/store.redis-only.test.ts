@@ -107,7 +107,15 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
   });
 
   it("parses URLs: defaults, user, database, TLS, and the password from the URL or AFS_REDIS_PASSWORD", () => {
-    expect(parseRedisUrl("redis://cache", {})).toMatchObject({ host: "cache", port: 6379, db: 0, tls: false });
+    expect(parseRedisUrl("redis://cache", {})).toMatchObject({
+      host: "cache",
+      port: 6379,
+      db: 0,
+      tls: false,
+      shown: "redis://cache:6379/0",
+    });
+    expect(parseRedisUrl("redis://[::1]:7001/2", {})).toMatchObject({ host: "::1", shown: "redis://[::1]:7001/2" });
+    expect(parseRedisUrl("redis://u@cache", {}).shown).toBe("redis://u@cache:6379/0");
     expect(parseRedisUrl("rediss://u:p%40ss@cache:6380/3", {})).toMatchObject({
       tls: true,
       port: 6380,

@@ -46,7 +46,8 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   if (!tls && u.protocol !== "redis:") {
     throw new AfsError("INVALID_ARGUMENT", `store URL has scheme ${u.protocol}; ${ACCEPTED}`);
   }
-  const host = u.hostname === "" ? "localhost" : u.hostname;
+  // IPv6 literals come bracketed ([::1]); sockets want them bare.
+  const host = u.hostname === "" ? "localhost" : u.hostname.replace(/^\[(.*)\]$/, "$1");
   const port = u.port === "" ? 6379 : Number(u.port);
   const path = u.pathname.replace(/^\//, "");
   const db = path === "" ? 0 : Number(path);
@@ -60,7 +61,8 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   const fromUrl = u.password === "" ? undefined : decodeURIComponent(u.password);
   const password = fromUrl ?? (env.AFS_REDIS_PASSWORD || undefined);
   const auth = username || fromUrl ? `${username ?? ""}${fromUrl ? ":***" : ""}@` : "";
-  return { tls, host, port, db, username, password, shown: `${u.protocol}//${auth}${u.host || host}/${db}` };
+  const shownHost = isIP(host) === 6 ? `[${host}]` : host;
+  return { tls, host, port, db, username, password, shown: `${u.protocol}//${auth}${shownHost}:${port}/${db}` };
 }
 
 /** A URL as it may be printed: any password replaced by ***. */
@@ -68,7 +70,7 @@ export function maskUrl(url: string): string {
   return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
 }
 
-export const where = (t: RedisTarget): string => `${t.host}:${t.port}`;
+export const where = (t: RedisTarget): string => (isIP(t.host) === 6 ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`);
 
 /** Opens a connected client; one IO_ERROR (or PERMISSION_DENIED) naming host and port when it cannot. */
 export async function connect(target: RedisTarget): Promise<RedisClientSlice> {

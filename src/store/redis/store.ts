@@ -63,6 +63,7 @@ export class RedisStore implements Store {
   /** Connects to the server of `url`; one IO_ERROR naming host and port when it cannot be reached. */
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const target = parseRedisUrl(url, options.env);
+    const keys = new Keys(options.prefix ?? "afs");
     const client = await connect(target);
     let link = new RedisLink(client, target, options.commandTimeoutMs);
     try {
@@ -78,7 +79,7 @@ export class RedisStore implements Store {
       await link.close();
       throw e;
     }
-    return new RedisStore(link, new Keys(options.prefix ?? "afs"));
+    return new RedisStore(link, keys);
   }
 
   close(): Promise<void> {
