@@ -487,4 +487,34 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
       await own.stop();
     }
   });
+
+  it("names the blob of a missing chunk and of a corrupt chunk", async () => {
+    const p = prefix();
+    const store = await open(p);
+    const c = store.chunkBytes;
+    const data = Buffer.alloc(3 * c);
+    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
+    const { hash } = await store.putBlobStream([data]);
+    const chunkHash = (i: number): string => sha256(data.subarray(i * c, (i + 1) * c));
+    const raw = createClient({ url: server.url, RESP: 2 });
+    await raw.connect();
+    try {
+      await raw.sendCommand(["HSET", `${p}:{c:${chunkHash(1)}}`, "d", Buffer.alloc(c)]);
+      await raw.sendCommand(["DEL", `${p}:{c:${chunkHash(2)}}`]);
+    } finally {
+      await raw.close();
+    }
+    const problems = await store.checkIntegrity();
+    expect(problems).toContainEqual(`blob ${hash}: chunk ${chunkHash(2)} at byte ${2 * c} is missing`);
+    expect(problems).toContainEqual(
+      `chunk ${chunkHash(1)} (in blob ${hash} at byte ${c}) does not match its content hash`,
+    );
+    const err = await failure(
+      (async () => {
+        for await (const _ of store.blobStream(hash)) {
+        }
+      })(),
+    );
+    expect(err).toMatchObject({ code: "IO_ERROR", message: expect.stringContaining(chunkHash(2)) });
+  });
 });
