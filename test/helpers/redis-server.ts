@@ -48,10 +48,20 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
     child.stderr?.on("data", (d: Buffer) => {
       stderr += d.toString();
     });
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const exited = new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.once("error", (e: NodeJS.ErrnoException) => {
+        stderr +=
+          e.code === "ENOENT"
+            ? `${REDIS_SERVER} is not installed: install redis-server (.ci/run does), or run only SQLite with AFS_TEST_STORES=sqlite`
+            : e.message;
+        resolve();
+      });
+    });
+    const failed = exited.then(() => true);
     running = { child, exited };
     try {
-      await waitForPing(port, child, () => stderr);
+      await waitForPing(port, failed, () => stderr);
     } catch (e) {
       await kill("SIGKILL");
       throw e;
@@ -86,10 +96,14 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
   };
 }
 
-async function waitForPing(port: number, child: ChildProcess, log: () => string): Promise<void> {
+async function waitForPing(port: number, failed: Promise<boolean>, log: () => string): Promise<void> {
+  let ended = false;
+  void failed.then(() => {
+    ended = true;
+  });
   const until = Date.now() + 10_000;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): ${log()}`);
+    if (ended) throw new Error(`redis-server did not start: ${log()}`);
     if (await ping(port)) return;
     await new Promise((r) => setTimeout(r, 25));
   }
