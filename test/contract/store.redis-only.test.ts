@@ -488,7 +488,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     }
   });
 
-  it("names the blob of a missing chunk and of a corrupt chunk", async () => {
+  it("names the blob of a missing or corrupt chunk, and an event log past its revision (refusing commits on it)", async () => {
     const p = prefix();
     const store = await open(p);
     const c = store.chunkBytes;
@@ -504,7 +504,19 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     } finally {
       await raw.close();
     }
+    await seed(store);
+    const raw2 = createClient({ url: server.url, RESP: 2 });
+    await raw2.connect();
+    try {
+      await raw2.sendCommand(["XADD", `${p}:{ws:ws}:ev`, "7-0", "op", "write"]);
+    } finally {
+      await raw2.close();
+    }
     const problems = await store.checkIntegrity();
+    expect(problems).toContainEqual("workspace ws: its event log ends at 7, past its revision 0");
+    expect((await failure(store.commit("ws", { expectRevision: 0, set: [], events: [ev("/")] }))).code).toBe(
+      "IO_ERROR",
+    );
     expect(problems).toContainEqual(`blob ${hash}: chunk ${chunkHash(2)} at byte ${2 * c} is missing`);
     expect(problems).toContainEqual(
       `chunk ${chunkHash(1)} (in blob ${hash} at byte ${c}) does not match its content hash`,

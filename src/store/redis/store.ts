@@ -338,6 +338,11 @@ export class RedisStore implements Store {
       if (!checkpoints.some((cp) => cp.id === ws.head)) {
         problems.push(`workspace ${ws.name}: head checkpoint ${ws.head} is missing`);
       }
+      const [last] = arr(await this.link.read(["XREVRANGE", this.keys.ws(ws.name, "ev"), "+", "-", "COUNT", "1"]));
+      const lastSeq = last ? toEvent(ws.name, last).seq : 0;
+      if (lastSeq > ws.revision) {
+        problems.push(`workspace ${ws.name}: its event log ends at ${lastSeq}, past its revision ${ws.revision}`);
+      }
       for (const cp of checkpoints) {
         if (!(await exists("tree", cp.root))) {
           problems.push(`workspace ${cp.workspace}: checkpoint ${cp.name}: root tree ${cp.root} is missing`);
