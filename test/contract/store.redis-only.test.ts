@@ -116,6 +116,12 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     });
     expect(parseRedisUrl("redis://[::1]:7001/2", {})).toMatchObject({ host: "::1", shown: "redis://[::1]:7001/2" });
     expect(parseRedisUrl("redis://u@cache", {}).shown).toBe("redis://u@cache:6379/0");
+    expect(parseRedisUrl("redis://cache/1?prefix=team-a", {})).toMatchObject({
+      prefix: "team-a",
+      shown: "redis://cache:6379/1?prefix=team-a",
+    });
+    expect(() => parseRedisUrl("redis://cache/1?prefix={x}", {})).toThrow(/prefix/);
+    expect(() => parseRedisUrl("redis://cache/1?timeout=5", {})).toThrow(/unknown parameters/);
     expect(parseRedisUrl("rediss://u:p%40ss@cache:6380/3", {})).toMatchObject({
       tls: true,
       port: 6380,

@@ -25,6 +25,8 @@ export interface RedisTarget {
   db: number;
   username?: string;
   password?: string;
+  /** Key prefix from `?prefix=` (so several afs deployments can share one database), if given. */
+  prefix?: string;
   /** The URL as shown anywhere: the password masked as ***. */
   shown: string;
 }
@@ -61,8 +63,21 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   const fromUrl = u.password === "" ? undefined : decodeURIComponent(u.password);
   const password = fromUrl ?? (env.AFS_REDIS_PASSWORD || undefined);
   const auth = username || fromUrl ? `${username ?? ""}${fromUrl ? ":***" : ""}@` : "";
+  const unknown = [...u.searchParams.keys()].filter((k) => k !== "prefix");
+  if (unknown.length > 0) {
+    throw new AfsError(
+      "INVALID_ARGUMENT",
+      `store URL has unknown parameters (${unknown.join(", ")}); only ?prefix= is read`,
+    );
+  }
+  const prefix = u.searchParams.get("prefix") ?? undefined;
+  if (prefix !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(prefix)) {
+    throw new AfsError("INVALID_ARGUMENT", "a store URL's ?prefix= takes letters, digits and _ . : - only");
+  }
   const shownHost = isIP(host) === 6 ? `[${host}]` : host;
-  return { tls, host, port, db, username, password, shown: `${u.protocol}//${auth}${shownHost}:${port}/${db}` };
+  const query = prefix === undefined ? "" : `?prefix=${prefix}`;
+  const shown = `${u.protocol}//${auth}${shownHost}:${port}/${db}${query}`;
+  return { tls, host, port, db, username, password, prefix, shown };
 }
 
 /** A URL as it may be printed: any password replaced by ***. */
@@ -74,7 +89,10 @@ export const where = (t: RedisTarget): string => (isIP(t.host) === 6 ? `[${t.hos
 
 /** Opens a connected client; one IO_ERROR (or PERMISSION_DENIED) naming host and port when it cannot. */
 export async function connect(target: RedisTarget): Promise<RedisClientSlice> {
-  const { createClient } = await import("redis");
+  const redis = await import("redis");
+  // The bundled CLI (esbuild) exposes a CommonJS package as its default export only.
+  const { createClient } =
+    typeof redis.createClient === "function" ? redis : (redis as unknown as { default: typeof redis }).default;
   let opened = false;
   let lastError: unknown;
   const client = createClient({

@@ -27,7 +27,7 @@ import * as scripts from "./scripts.js";
 import { RedisTokens } from "./tokens.js";
 
 export interface RedisStoreOptions {
-  /** Prefix of every key (default "afs"), so several stores can share one database. */
+  /** Prefix of every key (default: the URL's ?prefix=, else "afs"), so several stores can share one database. */
   prefix?: string;
   /** Where the durability warning goes (default: one line on stderr). */
   warn?: (line: string) => void;
@@ -63,7 +63,7 @@ export class RedisStore implements Store {
   /** Connects to the server of `url`; one IO_ERROR naming host and port when it cannot be reached. */
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const target = parseRedisUrl(url, options.env);
-    const keys = new Keys(options.prefix ?? "afs");
+    const keys = new Keys(options.prefix ?? target.prefix ?? "afs");
     const client = await connect(target);
     let link = new RedisLink(client, target, options.commandTimeoutMs);
     try {
