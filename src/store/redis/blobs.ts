@@ -38,18 +38,21 @@ export class RedisBlobs {
     const distinct = [...new Map(objects.map((o) => [o.hash, o])).values()];
     if (distinct.length === 0) return;
     // The index first: an entry whose object never arrived is skipped by readers, while an object
-    // missing from the index would never be listed (nor collected).
-    await this.addToIndex(
-      kind,
-      distinct.map((o) => o.hash),
-    );
+    // missing from the index would never be listed (nor collected). Commands on one connection run
+    // in the order they are sent, so the objects follow without waiting for the index's reply.
     const now = String(Date.now());
-    await batched(distinct, async ({ hash, data }) => {
-      const bytes = toBuffer(data);
-      if (kind === "blob" && bytes.byteLength > this.chunkBytes) return this.putChunkedWhole(hash, bytes);
-      const stored = kind === "blob" ? encode(bytes) : bytes;
-      await this.link.run(PUT_OBJECT, [this.keys.object(kind, hash)], [String(bytes.byteLength), now, stored]);
-    });
+    await Promise.all([
+      this.addToIndex(
+        kind,
+        distinct.map((o) => o.hash),
+      ),
+      batched(distinct, async ({ hash, data }) => {
+        const bytes = toBuffer(data);
+        if (kind === "blob" && bytes.byteLength > this.chunkBytes) return this.putChunkedWhole(hash, bytes);
+        const stored = kind === "blob" ? encode(bytes) : bytes;
+        await this.link.run(PUT_OBJECT, [this.keys.object(kind, hash)], [String(bytes.byteLength), now, stored]);
+      }),
+    ]);
   }
 
   async putStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }> {
@@ -76,8 +79,10 @@ export class RedisBlobs {
     const key = this.keys.chunk(hash);
     const now = String(Date.now());
     if ((await this.link.run(TOUCH_CHUNK, [key], [now])) === 1) return;
-    await this.link.write(["ZADD", this.keys.index("chunk"), "0", hash]);
-    await this.link.run(PUT_OBJECT, [key], [String(data.byteLength), now, encode(data)]);
+    await Promise.all([
+      this.link.write(["ZADD", this.keys.index("chunk"), "0", hash]),
+      this.link.run(PUT_OBJECT, [key], [String(data.byteLength), now, encode(data)]),
+    ]);
   }
 
   private async linkChunks(hash: Hash, size: number, chunks: readonly ChunkRef[]): Promise<void> {
@@ -113,10 +118,15 @@ export class RedisBlobs {
       throw new AfsError("CONFLICT", `the chunk list of content ${hash} expired while it was stored; retry`);
   }
 
+  /** Sends every page at once (in order, before anything the caller sends after it). */
   private async addToIndex(kind: ObjectKind, hashes: readonly Hash[]): Promise<void> {
+    const pages: Promise<unknown>[] = [];
     for (let i = 0; i < hashes.length; i += PAGE) {
-      await this.link.write(["ZADD", this.keys.index(kind), ...hashes.slice(i, i + PAGE).flatMap((h) => ["0", h])]);
+      pages.push(
+        this.link.write(["ZADD", this.keys.index(kind), ...hashes.slice(i, i + PAGE).flatMap((h) => ["0", h])]),
+      );
     }
+    await Promise.all(pages);
   }
 
   // --- reading -------------------------------------------------------------------------------
