@@ -71,7 +71,15 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
     const r = running;
     running = undefined;
     if (!r) return;
-    if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill(signal);
+    if (r.child.exitCode === null && r.child.signalCode === null) {
+      // A frozen server (SIGSTOP in a test that failed half way) only acts on SIGTERM once thawed;
+      // and whatever happens, cleanup must not hang on it.
+      r.child.kill("SIGCONT");
+      r.child.kill(signal);
+      const timer = setTimeout(() => r.child.kill("SIGKILL"), 5_000);
+      await r.exited;
+      clearTimeout(timer);
+    }
     await r.exited;
   };
   try {
