@@ -1,5 +1,6 @@
 // Turns a store URL (AFS_STORE, --store) into a Store: sqlite:/path/afs.db, file: URLs and bare
-// paths open the embedded SQLite store; anything else is refused with the forms that work.
+// paths open the embedded SQLite store, redis:// and rediss:// a Redis server; anything else is
+// refused with the forms that work.
 // Each store's module is imported only when its scheme is asked for, so a command that uses
 // SQLite never loads the Redis client and the reverse.
 import { fileURLToPath } from "node:url";
@@ -7,7 +8,8 @@ import { AfsError } from "../core/errors.js";
 import type { Store } from "./store.js";
 import { maskStoreUrl } from "./url.js";
 
-const ACCEPTED = "use sqlite:/abs/path/afs.db, sqlite:relative.db, file:///abs/path/afs.db or a plain file path";
+const ACCEPTED =
+  "use sqlite:/abs/path/afs.db, sqlite:relative.db, file:///abs/path/afs.db, a plain file path or redis://host:port/db";
 
 const invalid = (url: string, why: string): AfsError =>
   new AfsError("INVALID_ARGUMENT", `store URL ${JSON.stringify(maskStoreUrl(url))} ${why}; ${ACCEPTED}`, {
@@ -18,8 +20,8 @@ const invalid = (url: string, why: string): AfsError =>
 const SCHEMES: Record<string, (url: string, rest: string) => Promise<Store>> = {
   sqlite: (url, rest) => openSqlite(sqlitePath(url, rest)),
   file: (url, rest) => openSqlite(rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest)),
-  redis: redisNotYet,
-  rediss: redisNotYet,
+  redis: openRedis,
+  rediss: openRedis,
 };
 
 export async function openStore(url: string): Promise<Store> {
@@ -62,8 +64,7 @@ function nonEmpty(url: string, path: string): string {
   return path;
 }
 
-async function redisNotYet(url: string): Promise<never> {
-  throw new AfsError("INVALID_ARGUMENT", "the redis store is not available yet; use sqlite:/path/afs.db", {
-    url: maskStoreUrl(url),
-  });
+async function openRedis(url: string): Promise<Store> {
+  const { RedisStore } = await import("./redis/store.js");
+  return RedisStore.open(url);
 }

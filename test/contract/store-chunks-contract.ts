@@ -2,9 +2,10 @@
 // every way in and out, ranges cross chunk boundaries, identical chunks are stored once, and
 // sweeping removes only chunks no blob uses. Every Store runs it beside store-contract.ts.
 import { createHash } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect } from "vitest";
 import { type Hash, sha256 } from "../../src/core/hash.js";
 import type { Store } from "../../src/store/store.js";
+import { type Skip, skippable } from "./skip.js";
 import type { StoreFactory } from "./store-contract.js";
 
 /** Deterministic, non-repeating bytes, so a misplaced chunk never compares equal by accident. */
@@ -43,7 +44,9 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   return "resolved";
 }
 
-export function storeChunksContract(name: string, make: StoreFactory): void {
+export function storeChunksContract(name: string, make: StoreFactory, options: { skip?: Skip[] } = {}): void {
+  /** The suite's `it`, skipping what options.skip lists with its reason. */
+  const it = skippable(options.skip);
   describe(`Store contract, large contents: ${name}`, () => {
     let store: Store;
     let cleanup: () => Promise<void>;

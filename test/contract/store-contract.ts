@@ -1,7 +1,7 @@
 // The Store contract: every Store implementation (SQLite, Redis, …) runs this one suite, so the
 // layers above can rely on exactly what store.ts promises and nothing an implementation adds.
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect } from "vitest";
 import type { Entry } from "../../src/core/entry.js";
 import { type Hash, sha256 } from "../../src/core/hash.js";
 import type {
@@ -12,6 +12,7 @@ import type {
   WorkspaceDump,
   WorkspaceRecord,
 } from "../../src/store/store.js";
+import { type Skip, skippable } from "./skip.js";
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
@@ -63,7 +64,9 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-export function storeContract(name: string, make: StoreFactory): void {
+export function storeContract(name: string, make: StoreFactory, options: { skip?: Skip[] } = {}): void {
+  /** The suite's `it`, skipping what options.skip lists with its reason. */
+  const it = skippable(options.skip);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     let cleanup: () => Promise<void>;

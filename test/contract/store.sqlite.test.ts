@@ -14,21 +14,13 @@ import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/store.js";
 import { storeChunksContract } from "./store-chunks-contract.js";
-import { type StoreFactory, storeContract } from "./store-contract.js";
+import { storeContract } from "./store-contract.js";
+import { sqliteFactory, storeEnabled } from "./stores.js";
 
-const sqliteFactory: StoreFactory = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "afs-store-"));
-  const store = SqliteStore.open(join(dir, "afs.db"));
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-};
-storeContract("sqlite", sqliteFactory);
-storeChunksContract("sqlite", sqliteFactory);
+describe.runIf(storeEnabled("sqlite"))("sqlite", () => {
+  storeContract("sqlite", sqliteFactory);
+  storeChunksContract("sqlite", sqliteFactory);
+});
 
 const EMPTY_ROOT = sha256("[]");
 
@@ -268,7 +260,7 @@ describe("SqliteStore", () => {
       }
     });
 
-    it("refuses redis for now and unknown or empty URLs, saying what works", async () => {
+    it("refuses unknown or empty URLs, saying what works", async () => {
       const refuse = async (url: string, pattern: RegExp) => {
         const error = await openStore(url).then(
           (s) => s.close().then(() => null),
@@ -278,8 +270,6 @@ describe("SqliteStore", () => {
         expect((error as AfsError).code, url).toBe("INVALID_ARGUMENT");
         expect((error as AfsError).message, url).toMatch(pattern);
       };
-      await refuse("redis://localhost:6379/0", /redis store is not available yet; use sqlite:/);
-      await refuse("rediss://cache.example:6380", /redis store is not available yet/);
       await refuse("postgres://db/afs", /unknown scheme.*sqlite:/);
       await refuse("", /empty/);
       await refuse("sqlite:", /no file path/);

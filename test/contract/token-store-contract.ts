@@ -1,10 +1,13 @@
 // The token part of the Store contract: every Store keeps tokens the same way (hash only, newest
 // first, revocation that sticks), whatever its backend.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect } from "vitest";
 import type { TokenRecord } from "../../src/store/tokens.js";
+import { type Skip, skippable } from "./skip.js";
 import type { StoreFactory } from "./store-contract.js";
 
-export function tokenStoreContract(name: string, factory: StoreFactory): void {
+export function tokenStoreContract(name: string, factory: StoreFactory, options: { skip?: Skip[] } = {}): void {
+  /** The suite's `it`, skipping what options.skip lists with its reason. */
+  const it = skippable(options.skip);
   describe(`TokenStore contract: ${name}`, () => {
     let t: Awaited<ReturnType<StoreFactory>>;
     beforeEach(async () => {

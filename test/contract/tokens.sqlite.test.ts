@@ -3,21 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { sqliteFactory, storeEnabled } from "./stores.js";
 import { tokenStoreContract } from "./token-store-contract.js";
 
-tokenStoreContract("sqlite", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "afs-tokens-"));
-  const store = SqliteStore.open(join(dir, "afs.db"));
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+describe.runIf(storeEnabled("sqlite"))("sqlite", () => {
+  tokenStoreContract("sqlite", sqliteFactory);
 });
 
 it("migrates a version-1 store: workspaces stay, tokens become available", async () => {

@@ -1,0 +1,248 @@
+// The Lua scripts of the Redis store. Each multi-key change is one script that checks every
+// precondition before its first write, so a failed check leaves every key as it was and no lock
+// is held across round trips. Workspace scripts take the keys of keys.ts WORKSPACE_KEYS as KEYS
+// (one hash tag, one Cluster slot). A failed check returns {CODE, detail}; success {"OK", value}.
+import { createHash } from "node:crypto";
+
+/** What Redis ≥ 7 reads from a script's shebang line. */
+type Flags = "" | "no-writes" | "allow-oom";
+
+export interface ScriptSource {
+  source: string;
+  sha: string;
+}
+
+export class Script {
+  /**
+   * For Redis ≥ 7: a script with a shebang is refused whole when the server is out of memory
+   * (QUOTA_EXCEEDED), before any of its writes. Scripts that only delete, or make one small
+   * write like a revocation, may still run then: they are how memory is freed and access cut.
+   */
+  readonly flagged: ScriptSource;
+  /** For Redis 6, which refuses shebangs (it checks memory at a script's first write, then lets it finish). */
+  readonly legacy: ScriptSource;
+
+  constructor(body: string, flags: Flags = "") {
+    this.flagged = source(`#!lua${flags ? ` flags=${flags}` : ""}\n${body}`);
+    this.legacy = source(body);
+  }
+}
+
+const source = (text: string): ScriptSource => ({ source: text, sha: createHash("sha1").update(text).digest("hex") });
+
+/** Shared by the workspace scripts: KEYS = meta, cp, cpname, ov, ovp, ovc, ev. */
+const WORKSPACE_LIB = `
+local META, CP, CPNAME, OV, OVP, OVC, EV = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local function parent(p)
+  local i = string.match(p, ".*()/")
+  if i == nil or i <= 1 then return "/" end
+  return string.sub(p, 1, i - 1)
+end
+local function ovdel(p)
+  redis.call("HDEL", OV, p)
+  redis.call("ZREM", OVP, p)
+  redis.call("ZREM", OVC, parent(p) .. "\\0" .. p)
+end
+local function ovset(p, v)
+  redis.call("HSET", OV, p, v)
+  redis.call("ZADD", OVP, 0, p)
+  redis.call("ZADD", OVC, 0, parent(p) .. "\\0" .. p)
+end
+-- The current revision, or nil and the failure to return. Event ids follow the revision, so a
+-- log already past it would make XADD fail half way through the script: refuse that up front.
+local function checkrev(expect)
+  local rev = redis.call("HGET", META, "revision")
+  if not rev then return nil, {"NOT_FOUND"} end
+  if rev ~= expect then return nil, {"CONFLICT", rev} end
+  local last = redis.call("XREVRANGE", EV, "+", "-", "COUNT", 1)[1]
+  if last and tonumber(string.match(last[1], "^(%d+)")) > tonumber(rev) then return nil, {"LOG_AHEAD", last[1]} end
+  return tonumber(rev)
+end
+local function event(seq, op, path, old, new, actor, now)
+  redis.call("XADD", EV, string.format("%d-0", seq), "op", op, "path", path, "old", old, "new", new,
+    "actor", actor, "time", now)
+end
+`;
+
+/** ARGV: expect, now, nclear, (lo, hi)×nclear, nset, (path, value)×nset, nevents, (op, path, old, new, actor)×nevents. */
+export const COMMIT = new Script(`${WORKSPACE_LIB}
+local rev, failure = checkrev(ARGV[1])
+if not rev then return failure end
+local now = ARGV[2]
+local i = 3
+local nclear = tonumber(ARGV[i]); i = i + 1
+for _ = 1, nclear do
+  local doomed = redis.call("ZRANGEBYLEX", OVP, ARGV[i], ARGV[i + 1])
+  for _, p in ipairs(doomed) do ovdel(p) end
+  i = i + 2
+end
+local nset = tonumber(ARGV[i]); i = i + 1
+for _ = 1, nset do
+  ovset(ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local nevents = tonumber(ARGV[i]); i = i + 1
+local seq = rev
+for _ = 1, nevents do
+  seq = seq + 1
+  event(seq, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], now)
+  i = i + 5
+end
+redis.call("HSET", META, "revision", string.format("%d", seq), "updatedAt", now)
+return {"OK", seq}
+`);
+
+/**
+ * ARGV: expect, now, head, clearOverlay (1|0), checkpoint id ("" for none), its name, its JSON,
+ * a problem found before the script ("" | MISMATCH | ID_TAKEN), then the event (op, path, old, new, actor).
+ */
+export const MOVE_HEAD = new Script(`${WORKSPACE_LIB}
+local rev, failure = checkrev(ARGV[1])
+if not rev then return failure end
+local now, head, cpid, cpname = ARGV[2], ARGV[3], ARGV[5], ARGV[6]
+if cpid ~= "" then
+  if ARGV[8] == "MISMATCH" then return {"MISMATCH"} end
+  if ARGV[8] == "ID_TAKEN" or redis.call("HEXISTS", CP, cpid) == 1 then return {"ID_TAKEN"} end
+  if redis.call("HEXISTS", CPNAME, cpname) == 1 then return {"NAME_TAKEN"} end
+end
+if head ~= cpid and redis.call("HEXISTS", CP, head) == 0 then return {"NO_TARGET"} end
+if cpid ~= "" then
+  redis.call("HSET", CP, cpid, ARGV[7])
+  redis.call("HSET", CPNAME, cpname, cpid)
+end
+if ARGV[4] == "1" then redis.call("DEL", OV, OVP, OVC) end
+event(rev + 1, ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13], now)
+redis.call("HSET", META, "head", head, "revision", string.format("%d", rev + 1), "updatedAt", now)
+return {"OK", rev + 1}
+`);
+
+/** ARGV: name, description, head, revision, createdAt, updatedAt, checkpoint id, name, JSON, problem. */
+export const CREATE_WORKSPACE = new Script(`${WORKSPACE_LIB}
+if redis.call("EXISTS", META) == 1 then return {"EXISTS"} end
+if ARGV[10] == "MISMATCH" then return {"MISMATCH"} end
+if ARGV[10] == "ID_TAKEN" then return {"ID_TAKEN"} end
+redis.call("DEL", CP, CPNAME, OV, OVP, OVC, EV)
+redis.call("HSET", META, "name", ARGV[1], "description", ARGV[2], "head", ARGV[3], "revision", ARGV[4],
+  "createdAt", ARGV[5], "updatedAt", ARGV[6])
+redis.call("HSET", CP, ARGV[7], ARGV[9])
+redis.call("HSET", CPNAME, ARGV[8], ARGV[7])
+return {"OK", 1}
+`);
+
+/** Returns {"OK", 1, checkpoint ids} after deleting every key of the workspace, {"OK", 0} when absent. */
+export const DELETE_WORKSPACE = new Script(
+  `${WORKSPACE_LIB}
+if redis.call("EXISTS", META) == 0 then return {"OK", 0} end
+local ids = redis.call("HKEYS", CP)
+redis.call("DEL", META, CP, CPNAME, OV, OVP, OVC, EV)
+return {"OK", 1, ids}
+`,
+  "allow-oom",
+);
+
+/** ARGV: checkpoint id. CONFLICT when it is head. */
+export const DELETE_CHECKPOINT = new Script(
+  `${WORKSPACE_LIB}
+if redis.call("HGET", META, "head") == ARGV[1] then return {"CONFLICT"} end
+local json = redis.call("HGET", CP, ARGV[1])
+if not json then return {"OK", 0} end
+local name = cjson.decode(json).name
+if redis.call("HGET", CPNAME, name) == ARGV[1] then redis.call("HDEL", CPNAME, name) end
+redis.call("HDEL", CP, ARGV[1])
+return {"OK", 1}
+`,
+  "allow-oom",
+);
+
+/**
+ * A consistent read of overlay rows: ARGV lo, hi (ZRANGEBYLEX bounds) and childrenOnly (1|0) with
+ * dir. Returns path, value, path, value, … sorted by path (bytewise, like SQLite's BINARY order).
+ */
+export const OVERLAY_UNDER = new Script(
+  `${WORKSPACE_LIB}
+local out = {}
+if ARGV[3] == "1" then
+  local dir = ARGV[4]
+  local members = redis.call("ZRANGEBYLEX", OVC, "(" .. dir .. "\\0", "(" .. dir .. "\\1")
+  for _, m in ipairs(members) do
+    local p = string.sub(m, #dir + 2)
+    if p ~= dir then
+      out[#out + 1] = p
+      out[#out + 1] = redis.call("HGET", OV, p)
+    end
+  end
+else
+  for _, p in ipairs(redis.call("ZRANGEBYLEX", OVP, ARGV[1], ARGV[2])) do
+    out[#out + 1] = p
+    out[#out + 1] = redis.call("HGET", OV, p)
+  end
+end
+return out
+`,
+  "no-writes",
+);
+
+/** KEYS[1] an object's hash key. ARGV size, time, data. 1 when stored, 0 when it was there (content addressing: first bytes stand). */
+export const PUT_OBJECT = new Script(`
+if redis.call("EXISTS", KEYS[1]) == 1 then return 0 end
+redis.call("HSET", KEYS[1], "s", ARGV[1], "t", ARGV[2], "d", ARGV[3])
+return 1
+`);
+
+/** KEYS[1] a chunk. ARGV now. Refreshes a present chunk's time (so a sweep spares it) and says whether it was there. */
+export const TOUCH_CHUNK = new Script(`
+if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
+redis.call("HSET", KEYS[1], "t", ARGV[1])
+return 1
+`);
+
+/** KEYS blob, layout, draft layout. ARGV size, time, chunk size, chunk count. Moves the draft into place. */
+export const LINK_BLOB = new Script(`
+if redis.call("EXISTS", KEYS[1]) == 1 then redis.call("DEL", KEYS[3]); return 0 end
+if redis.call("LLEN", KEYS[3]) ~= tonumber(ARGV[4]) then redis.call("DEL", KEYS[3]); return -1 end
+redis.call("RENAME", KEYS[3], KEYS[2])
+redis.call("PERSIST", KEYS[2])
+redis.call("HSET", KEYS[1], "s", ARGV[1], "t", ARGV[2], "cb", ARGV[3], "n", ARGV[4])
+return 1
+`);
+
+/** KEYS object, its layout (blobs). 1 when it existed. */
+export const DELETE_OBJECT = new Script(
+  `
+local n = redis.call("EXISTS", KEYS[1])
+redis.call("DEL", KEYS[1], KEYS[2])
+return n
+`,
+  "allow-oom",
+);
+
+/** KEYS[1] a chunk no blob uses. ARGV createdBefore. Its size when deleted, -1 when too young, -2 when gone. */
+export const SWEEP_CHUNK = new Script(
+  `
+local t = redis.call("HGET", KEYS[1], "t")
+if not t then return -2 end
+if tonumber(t) >= tonumber(ARGV[1]) then return -1 end
+local s = redis.call("HGET", KEYS[1], "s")
+redis.call("DEL", KEYS[1])
+return tonumber(s)
+`,
+  "allow-oom",
+);
+
+/** KEYS tokens, sequence. ARGV id, JSON. */
+export const PUT_TOKEN = new Script(`
+if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 1 then return {"EXISTS"} end
+local n = redis.call("INCR", KEYS[2])
+redis.call("HSET", KEYS[1], ARGV[1], n .. ":" .. ARGV[2])
+return {"OK", n}
+`);
+
+/** KEYS tokens, revocations. ARGV id, time. Keeps the first revocation time. */
+export const REVOKE_TOKEN = new Script(
+  `
+if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call("HSETNX", KEYS[2], ARGV[1], ARGV[2])
+return 1
+`,
+  "allow-oom",
+);

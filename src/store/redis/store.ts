@@ -1,0 +1,417 @@
+// The Redis store: many afs processes on many machines share one Redis. Every multi-key change is
+// one Lua script over one workspace's keys (keys.ts), checking the revision and every other
+// precondition before its first write, so a lost race is CONFLICT and a failure changes nothing.
+import type { Entry } from "../../core/entry.js";
+import { AfsError } from "../../core/errors.js";
+import type { Hash } from "../../core/hash.js";
+import type { CheckpointRecord, Commit, EventRecord, HeadMove, OverlayRow, Store, WorkspaceRecord } from "../store.js";
+import type { TokenRecord } from "../tokens.js";
+import { RedisBlobs } from "./blobs.js";
+import { RedisChunks } from "./chunks.js";
+import { arr, fields, num, RedisLink, str } from "./client.js";
+import { checkDurability, connect, parseRedisUrl, type Reply } from "./connect.js";
+import { Keys, type ObjectKind } from "./keys.js";
+import {
+  entryValue,
+  eventArgs,
+  isOk,
+  parseCheckpoint,
+  scriptValue,
+  storedCheckpoint,
+  toCheckpoint,
+  toEntry,
+  toEvent,
+  toWorkspace,
+} from "./records.js";
+import * as scripts from "./scripts.js";
+import { RedisTokens } from "./tokens.js";
+
+export interface RedisStoreOptions {
+  /** Prefix of every key (default: the URL's ?prefix=, else "afs"), so several stores can share one database. */
+  prefix?: string;
+  /** Where the durability warning goes (default: one line on stderr). */
+  warn?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+  /** How long one command waits for its reply before TIMEOUT (default 30 s). */
+  commandTimeoutMs?: number;
+}
+
+/** What claimCheckpoint found: a problem for the script to refuse, and whether it added an index entry. */
+interface Claim {
+  problem: "" | "MISMATCH" | "ID_TAKEN";
+  added: boolean;
+}
+
+export class RedisStore implements Store {
+  readonly url: string;
+  readonly chunkBytes: number;
+  private readonly blobs: RedisBlobs;
+  private readonly chunks: RedisChunks;
+  private readonly tokens: RedisTokens;
+
+  private constructor(
+    private readonly link: RedisLink,
+    private readonly keys: Keys,
+  ) {
+    this.url = link.target.shown;
+    this.blobs = new RedisBlobs(link, keys);
+    this.chunks = new RedisChunks(link, keys);
+    this.chunkBytes = this.blobs.chunkBytes;
+    this.tokens = new RedisTokens(link, keys);
+  }
+
+  /** Connects to the server of `url`; one IO_ERROR naming host and port when it cannot be reached. */
+  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const target = parseRedisUrl(url, options.env);
+    const keys = new Keys(options.prefix ?? target.prefix ?? "afs");
+    const client = await connect(target);
+    let link = new RedisLink(client, target, options.commandTimeoutMs);
+    try {
+      const info = str(await link.read(["INFO", "server"])) ?? "";
+      const major = Number(/redis_version:(\d+)/.exec(info)?.[1] ?? "7");
+      link = new RedisLink(client, target, options.commandTimeoutMs, major >= 7);
+      await checkDurability(client, target, options.warn);
+      // Loaded up front so the first calls go by SHA; after a server restart empties its script
+      // cache, RedisLink.run loads them again on NOSCRIPT.
+      const all = Object.values(scripts).filter((s): s is scripts.Script => s instanceof scripts.Script);
+      await Promise.all(all.map((s) => link.write(["SCRIPT", "LOAD", link.sourceOf(s).source])));
+    } catch (e) {
+      await link.close();
+      throw e;
+    }
+    return new RedisStore(link, keys);
+  }
+
+  close(): Promise<void> {
+    return this.link.close();
+  }
+
+  // --- objects -------------------------------------------------------------------------------
+
+  putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+    return this.blobs.put("blob", blobs);
+  }
+
+  putBlobStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }> {
+    return this.blobs.putStream(source);
+  }
+
+  getBlob(hash: Hash): Promise<Buffer | null> {
+    return this.blobs.get(hash);
+  }
+
+  blobSize(hash: Hash): Promise<number | null> {
+    return this.blobs.size(hash);
+  }
+
+  readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
+    return this.blobs.range(hash, offset, length);
+  }
+
+  blobStream(hash: Hash): AsyncIterable<Buffer> {
+    return this.blobs.stream(hash);
+  }
+
+  hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>> {
+    return this.blobs.has(hashes);
+  }
+
+  putTrees(trees: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+    return this.blobs.put("tree", trees);
+  }
+
+  getTree(hash: Hash): Promise<Buffer | null> {
+    return this.blobs.getTree(hash);
+  }
+
+  // --- workspaces ----------------------------------------------------------------------------
+
+  async createWorkspace(ws: WorkspaceRecord, initial: CheckpointRecord): Promise<void> {
+    if (ws.head !== initial.id) {
+      throw new AfsError("INVALID_ARGUMENT", "a new workspace's head must be its initial checkpoint");
+    }
+    // The global indexes first (idempotent): an entry whose workspace or checkpoint never came to
+    // be is skipped by every reader, while one written after could be lost with this process.
+    const claim = await this.claimCheckpoint(ws.name, initial);
+    const listed = (await this.link.write(["ZADD", this.keys.workspaces, "0", ws.name])) === 1;
+    const reply = await this.runWs(ws.name, scripts.CREATE_WORKSPACE, [
+      ws.name,
+      ws.description,
+      ws.head,
+      String(ws.revision),
+      String(ws.createdAt),
+      String(ws.updatedAt),
+      initial.id,
+      initial.name,
+      storedCheckpoint(initial, ws.revision),
+      claim.problem,
+    ]);
+    if (!isOk(reply)) {
+      // Undo what this call added to the indexes, so a refused create leaves every key as it was.
+      await this.unclaim(ws.name, initial, claim);
+      if (listed && (await this.link.read(["EXISTS", this.keys.ws(ws.name, "meta")])) === 0) {
+        await this.link.write(["ZREM", this.keys.workspaces, ws.name]);
+      }
+    }
+    scriptValue(reply, { workspace: ws.name, cp: initial });
+  }
+
+  async getWorkspace(name: string): Promise<WorkspaceRecord | null> {
+    return toWorkspace(fields(await this.link.read(["HGETALL", this.keys.ws(name, "meta")])));
+  }
+
+  async listWorkspaces(): Promise<WorkspaceRecord[]> {
+    const names = arr(await this.link.read(["ZRANGE", this.keys.workspaces, "0", "-1"])).map((n) => str(n) ?? "");
+    const records = await Promise.all(names.map((n) => this.getWorkspace(n)));
+    // ZRANGE of equal scores is bytewise, like SQLite's ORDER BY name.
+    return records.filter((r): r is WorkspaceRecord => r !== null);
+  }
+
+  async deleteWorkspace(name: string): Promise<boolean> {
+    const reply = arr(await this.runWs(name, scripts.DELETE_WORKSPACE, []));
+    if (reply[1] !== 1) return false;
+    // The indexes after the script: a crash in between leaves entries readers skip. A create of
+    // the same name racing this ZREM is put back by the existence check that follows it.
+    const ids = arr(reply[2] ?? null).map((id) => str(id) ?? "");
+    if (ids.length > 0) await this.link.write(["HDEL", this.keys.checkpointIds, ...ids]);
+    await this.link.write(["ZREM", this.keys.workspaces, name]);
+    if ((await this.link.read(["EXISTS", this.keys.ws(name, "meta")])) === 1) {
+      await this.link.write(["ZADD", this.keys.workspaces, "0", name]);
+    }
+    return true;
+  }
+
+  // --- overlay -------------------------------------------------------------------------------
+
+  async overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>> {
+    if (paths.length === 0) return new Map();
+    const values = arr(await this.link.read(["HMGET", this.keys.ws(workspace, "ov"), ...paths]));
+    const out = new Map<string, Entry | null>();
+    paths.forEach((path, i) => {
+      const v = str(values[i] ?? null);
+      if (v !== null) out.set(path, toEntry(v));
+    });
+    return out;
+  }
+
+  async overlayUnder(workspace: string, dir: string, childrenOnly = false): Promise<OverlayRow[]> {
+    const prefix = dir === "/" ? "/" : `${dir}/`;
+    const upper = `${prefix.slice(0, -1)}0`;
+    const flat = arr(
+      await this.runWs(
+        workspace,
+        scripts.OVERLAY_UNDER,
+        [`(${prefix}`, `(${upper}`, childrenOnly ? "1" : "0", dir],
+        true,
+      ),
+    );
+    const rows: OverlayRow[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      rows.push({ path: str(flat[i] ?? null) ?? "", entry: toEntry(str(flat[i + 1] ?? null) ?? "") });
+    }
+    return rows;
+  }
+
+  async overlayCount(workspace: string): Promise<number> {
+    return num(await this.link.read(["HLEN", this.keys.ws(workspace, "ov")])) ?? 0;
+  }
+
+  async commit(workspace: string, commit: Commit): Promise<number> {
+    if (commit.events.length === 0) {
+      throw new AfsError("INVALID_ARGUMENT", "a commit needs at least one event");
+    }
+    const args: string[] = [String(commit.expectRevision), String(Date.now())];
+    const clear = commit.clearUnder ?? [];
+    args.push(String(clear.length));
+    for (const dir of clear) {
+      const prefix = dir === "/" ? "/" : `${dir}/`;
+      args.push(`(${prefix}`, `(${prefix.slice(0, -1)}0`);
+    }
+    args.push(String(commit.set.length));
+    for (const row of commit.set) args.push(row.path, entryValue(row.entry));
+    args.push(String(commit.events.length));
+    for (const e of commit.events) args.push(...eventArgs(e));
+    return scriptValue(await this.runWs(workspace, scripts.COMMIT, args), {
+      workspace,
+      expected: commit.expectRevision,
+    });
+  }
+
+  async moveHead(workspace: string, move: HeadMove): Promise<number> {
+    const cp = move.checkpoint;
+    const claim: Claim = cp ? await this.claimCheckpoint(workspace, cp) : { problem: "", added: false };
+    const reply = await this.runWs(workspace, scripts.MOVE_HEAD, [
+      String(move.expectRevision),
+      String(Date.now()),
+      move.head,
+      move.clearOverlay ? "1" : "0",
+      cp?.id ?? "",
+      cp?.name ?? "",
+      cp ? storedCheckpoint(cp, move.expectRevision + 1) : "",
+      claim.problem,
+      ...eventArgs(move.event),
+    ]);
+    if (cp && !isOk(reply)) await this.unclaim(workspace, cp, claim);
+    return scriptValue(reply, { workspace, cp, expected: move.expectRevision, head: move.head });
+  }
+
+  // --- checkpoints and events ----------------------------------------------------------------
+
+  async getCheckpoint(workspace: string, nameOrId: string): Promise<CheckpointRecord | null> {
+    const id = str(await this.link.read(["HGET", this.keys.ws(workspace, "cpname"), nameOrId]));
+    if (id !== null) {
+      const byName = await this.checkpointIn(workspace, id);
+      if (byName) return byName;
+    }
+    return this.checkpointIn(workspace, nameOrId);
+  }
+
+  async getCheckpointById(id: string): Promise<CheckpointRecord | null> {
+    const workspace = str(await this.link.read(["HGET", this.keys.checkpointIds, id]));
+    return workspace === null ? null : this.checkpointIn(workspace, id);
+  }
+
+  async listCheckpoints(workspace: string): Promise<CheckpointRecord[]> {
+    const all = arr(await this.link.read(["HVALS", this.keys.ws(workspace, "cp")])).map((v) =>
+      parseCheckpoint(str(v) ?? ""),
+    );
+    // Like SQLite's ORDER BY created_at DESC, rowid DESC: the revision recorded at stands for the rowid.
+    all.sort((a, b) => b.createdAt - a.createdAt || b.at - a.at);
+    return all.map(toCheckpoint);
+  }
+
+  async deleteCheckpoint(workspace: string, id: string): Promise<boolean> {
+    const reply = arr(await this.runWs(workspace, scripts.DELETE_CHECKPOINT, [id]));
+    if (str(reply[0] ?? null) === "CONFLICT") {
+      throw new AfsError("CONFLICT", `checkpoint ${id} is the head of workspace ${workspace}; move head first`, {
+        workspace,
+        checkpoint: id,
+      });
+    }
+    if (reply[1] !== 1) return false;
+    await this.link.write(["HDEL", this.keys.checkpointIds, id]);
+    return true;
+  }
+
+  async listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]> {
+    if (limit === 0) return [];
+    const count = limit > 0 ? ["COUNT", String(limit)] : [];
+    const start = `${Math.max(0, Math.floor(afterSeq)) + 1}-0`;
+    const entries = arr(await this.link.read(["XRANGE", this.keys.ws(workspace, "ev"), start, "+", ...count]));
+    return entries.map((entry) => toEvent(workspace, entry));
+  }
+
+  // --- garbage collection and integrity --------------------------------------------------------
+
+  async gcRoots(): Promise<{ trees: Set<Hash>; blobs: Set<Hash> }> {
+    const trees = new Set<Hash>();
+    const blobs = new Set<Hash>();
+    for (const ws of await this.listWorkspaces()) {
+      for (const cp of await this.listCheckpoints(ws.name)) trees.add(cp.root);
+      for (const v of arr(await this.link.read(["HVALS", this.keys.ws(ws.name, "ov")]))) {
+        const e = toEntry(str(v) ?? "");
+        if (e) (e.kind === "dir" ? trees : blobs).add(e.hash);
+      }
+    }
+    return { trees, blobs };
+  }
+
+  listObjects(kind: ObjectKind): AsyncIterable<{ hash: Hash; createdAt: number; size: number }> {
+    return this.blobs.list(kind);
+  }
+
+  async deleteObjects(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
+    if (hashes.length === 0) return 0;
+    return this.blobs.delete(kind, hashes);
+  }
+
+  sweepChunks(createdBefore: number): Promise<{ deleted: number; bytes: number }> {
+    return this.chunks.sweep(createdBefore);
+  }
+
+  async checkIntegrity(): Promise<string[]> {
+    const problems: string[] = [];
+    const exists = async (kind: ObjectKind, hash: Hash) =>
+      (await this.link.read(["EXISTS", this.keys.object(kind, hash)])) === 1;
+    for (const ws of await this.listWorkspaces()) {
+      const checkpoints = await this.listCheckpoints(ws.name);
+      if (!checkpoints.some((cp) => cp.id === ws.head)) {
+        problems.push(`workspace ${ws.name}: head checkpoint ${ws.head} is missing`);
+      }
+      const [last] = arr(await this.link.read(["XREVRANGE", this.keys.ws(ws.name, "ev"), "+", "-", "COUNT", "1"]));
+      const lastSeq = last ? toEvent(ws.name, last).seq : 0;
+      if (lastSeq > ws.revision) {
+        problems.push(`workspace ${ws.name}: its event log ends at ${lastSeq}, past its revision ${ws.revision}`);
+      }
+      for (const cp of checkpoints) {
+        if (!(await exists("tree", cp.root))) {
+          problems.push(`workspace ${cp.workspace}: checkpoint ${cp.name}: root tree ${cp.root} is missing`);
+        }
+      }
+      for (const [path, value] of fields(await this.link.read(["HGETALL", this.keys.ws(ws.name, "ov")]))) {
+        const e = toEntry(value);
+        if (!e) continue;
+        const object = e.kind === "dir" ? "tree" : "blob";
+        if (!(await exists(object, e.hash))) {
+          problems.push(`workspace ${ws.name}: live entry ${path}: ${object} ${e.hash} is missing`);
+        }
+      }
+    }
+    problems.push(...(await this.chunks.problems()));
+    return problems;
+  }
+
+  // --- tokens --------------------------------------------------------------------------------
+
+  putToken(token: TokenRecord): Promise<void> {
+    return this.tokens.putToken(token);
+  }
+
+  getToken(id: string): Promise<TokenRecord | null> {
+    return this.tokens.getToken(id);
+  }
+
+  listTokens(): Promise<TokenRecord[]> {
+    return this.tokens.listTokens();
+  }
+
+  revokeToken(id: string, at: number): Promise<boolean> {
+    return this.tokens.revokeToken(id, at);
+  }
+
+  // --- internals -----------------------------------------------------------------------------
+
+  private runWs(workspace: string, script: scripts.Script, args: string[], readOnly = false): Promise<Reply> {
+    return this.link.run(script, this.keys.workspace(workspace), args, readOnly);
+  }
+
+  private async checkpointIn(workspace: string, id: string): Promise<CheckpointRecord | null> {
+    const v = str(await this.link.read(["HGET", this.keys.ws(workspace, "cp"), id]));
+    return v === null ? null : toCheckpoint(parseCheckpoint(v));
+  }
+
+  /**
+   * Records a new checkpoint's id in the global index before the script that stores it, and says
+   * what the script must refuse: a checkpoint of another workspace, or an id taken elsewhere
+   * (ids are store-wide; the script itself only sees its own workspace).
+   */
+  private async claimCheckpoint(workspace: string, cp: CheckpointRecord): Promise<Claim> {
+    if (cp.workspace !== workspace) return { problem: "MISMATCH", added: false };
+    if ((await this.link.write(["HSETNX", this.keys.checkpointIds, cp.id, workspace])) === 1) {
+      return { problem: "", added: true };
+    }
+    const owner = str(await this.link.read(["HGET", this.keys.checkpointIds, cp.id]));
+    if (owner === workspace || owner === null) return { problem: "", added: false };
+    if (await this.checkpointIn(owner, cp.id)) return { problem: "ID_TAKEN", added: false };
+    // A stale entry (its checkpoint or workspace is gone): take it over.
+    await this.link.write(["HSET", this.keys.checkpointIds, cp.id, workspace]);
+    return { problem: "", added: false };
+  }
+
+  /** Drops an index entry claimCheckpoint added for a checkpoint its script then refused. */
+  private async unclaim(workspace: string, cp: CheckpointRecord, claim: Claim): Promise<void> {
+    if (claim.added && !(await this.checkpointIn(workspace, cp.id))) {
+      await this.link.write(["HDEL", this.keys.checkpointIds, cp.id]);
+    }
+  }
+}
