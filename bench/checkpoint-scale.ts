@@ -1,9 +1,11 @@
 // Checkpoint, restore and fork cost against workspace size: the same operations on workspaces of
 // 1,000 and 100,000 small files should cost about the same (goal: 100k/1k <= 2, all well under
 // 10 ms), because each touches O(changes · depth) trees, never O(files).
-// Run: node --import tsx bench/checkpoint-scale.ts [SIZE …]   (default sizes 1000 100000)
+// Run: node --import tsx bench/checkpoint-scale.ts [--redis] [SIZE …]   (default sizes 1000 100000)
+// --redis runs the same on the Redis store (a redis-server the bench starts on a free port).
 import { join } from "node:path";
 import { Afs } from "../src/workspace/afs.js";
+import { startRedis } from "../test/helpers/redis-server.js";
 import { generateSmallFiles } from "./corpus.js";
 import {
   emitJson,
@@ -37,11 +39,14 @@ interface SizeResult {
   ops: Record<Op, Summary>;
 }
 
-async function measure(work: string, files: number): Promise<SizeResult> {
+/** Where each size's workspace is stored: a fresh SQLite file, or a fresh Redis key prefix. */
+type StoreFor = (home: string, files: number) => string;
+
+async function measure(work: string, files: number, storeFor: StoreFor): Promise<SizeResult> {
   const dir = join(work, `files-${files}`);
   const home = join(work, `home-${files}`);
   const tree = generateSmallFiles(dir, files);
-  const afs = await Afs.open({ home, store: `sqlite:${join(home, "afs.db")}`, actor: "bench" });
+  const afs = await Afs.open({ home, store: storeFor(home, files), actor: "bench" });
   try {
     const imported = await timeMs(() => afs.importDirectory("scale", dir));
     await removeDir(dir);
@@ -93,12 +98,17 @@ async function measure(work: string, files: number): Promise<SizeResult> {
   }
 }
 
-export async function main(sizes: readonly number[] = DEFAULT_SIZES): Promise<void> {
+export async function main(sizes: readonly number[] = DEFAULT_SIZES, onRedis = false): Promise<void> {
   const work = await makeTempDir("afs-bench-scale-");
+  const redis = onRedis ? await startRedis() : null;
+  const storeFor: StoreFor = redis
+    ? (_home, files) => `redis://127.0.0.1:${redis.port}/0?prefix=scale${files}`
+    : (home) => `sqlite:${join(home, "afs.db")}`;
+  console.log(`store: ${redis ? "redis" : "sqlite"}`);
   try {
     const results: SizeResult[] = [];
     for (const files of sizes) {
-      const r = await measure(work, files);
+      const r = await measure(work, files, storeFor);
       console.log(`${files} files (${r.levels} levels, edited ${r.deepest}): imported in ${fmtMs(r.importMs)} ms`);
       results.push(r);
     }
@@ -128,6 +138,7 @@ export async function main(sizes: readonly number[] = DEFAULT_SIZES): Promise<vo
       );
     }
     emitJson("checkpoint-scale", {
+      store: redis ? "redis" : "sqlite",
       sizes: results.map((r) => ({
         files: r.files,
         levels: r.levels,
@@ -137,15 +148,18 @@ export async function main(sizes: readonly number[] = DEFAULT_SIZES): Promise<vo
       ratios,
     });
   } finally {
+    await redis?.stop();
     await removeDir(work);
   }
 }
 
 if (isMain(import.meta.url)) {
-  const sizes = process.argv.slice(2).map(Number);
+  const args = process.argv.slice(2);
+  const onRedis = args.includes("--redis");
+  const sizes = args.filter((a) => a !== "--redis").map(Number);
   if (sizes.some((n) => !Number.isInteger(n) || n <= 0)) {
-    console.error("usage: node --import tsx bench/checkpoint-scale.ts [FILES …]");
+    console.error("usage: node --import tsx bench/checkpoint-scale.ts [--redis] [FILES …]");
     process.exit(2);
   }
-  await main(sizes.length > 0 ? sizes : DEFAULT_SIZES);
+  await main(sizes.length > 0 ? sizes : DEFAULT_SIZES, onRedis);
 }

@@ -9,6 +9,7 @@ export const BENCHMARKS = [
   "cli-startup.ts",
   "import-vs-git.ts",
   "checkpoint-scale.ts",
+  "checkpoint-scale.ts --redis",
   "record-checkpoint.ts",
   "dedup.ts",
   "grep-vs-rg.ts",
@@ -19,12 +20,15 @@ export const BENCHMARKS = [
   "broker-latency.ts",
   "large-files.ts",
   "large-lines.ts",
+  "store-throughput.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
+  // An entry may carry arguments after the file name ("checkpoint-scale.ts --redis").
+  const [name, ...args] = file.split(" ");
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench", file)], {
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench", name as string), ...args], {
       cwd: REPO_ROOT,
       stdio: ["ignore", "pipe", "inherit"],
     });

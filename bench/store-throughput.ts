@@ -146,8 +146,8 @@ export async function main(seconds = 3): Promise<void> {
   try {
     const setups: Setup[] = [
       { label: "sqlite", store: `sqlite:${join(work, "afs.db")}`, servers: 1 },
-      { label: "redis", store: `${redis.url.replace(/\/\d*$/, "")}/0`, servers: 1 },
-      { label: "redis, 2 serve", store: `${redis.url.replace(/\/\d*$/, "")}/1`, servers: 2 },
+      { label: "redis", store: `redis://127.0.0.1:${redis.port}/0`, servers: 1 },
+      { label: "redis, 2 serve", store: `redis://127.0.0.1:${redis.port}/1`, servers: 2 },
     ];
     const cells: Cell[] = [];
     for (const setup of setups) cells.push(...(await run(setup, work, seconds)));
