@@ -80,9 +80,18 @@ export class WorkspaceVolume implements Volume {
   }
 
   async *walk(path: string, maxDepth = Number.POSITIVE_INFINITY): AsyncIterable<Stat> {
+    yield* await this.listBelow(path, maxDepth);
+  }
+
+  /** A subtree without live rows lists as the same array each time: the one SubtreeListings keeps. */
+  walkList(path: string): Promise<readonly Stat[]> {
+    return this.listBelow(path, Number.POSITIVE_INFINITY);
+  }
+
+  private listBelow(path: string, maxDepth: number): Promise<readonly Stat[]> {
     // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked,
     // reusing the listings of subtrees that have no live rows (SubtreeListings).
-    const items = await this.read(async (snap) => {
+    return this.read(async (snap) => {
       const top = await snap.resolve(path);
       if (!top) throw notFound(path);
       if (top.kind !== "dir") return [];
@@ -133,7 +142,6 @@ export class WorkspaceVolume implements Volume {
       };
       return list(path, top, 1);
     });
-    yield* items;
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult> {

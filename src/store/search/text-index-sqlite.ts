@@ -21,8 +21,10 @@ import type {
 import {
   asciiTrigramDocument,
   BLOOM_BYTES,
+  type BloomProbe,
   blockedTrigramDocument,
-  bloomHas,
+  bloomHasProbe,
+  bloomProbe,
   trigramDocument,
   trigramKeys,
   trigramTokens,
@@ -79,6 +81,17 @@ interface Known {
   blocks: number;
 }
 
+/** What the index knows of a search's hashes (by position), by what each kind of blob needs. */
+interface Scope {
+  epoch: number;
+  known: readonly (Known | undefined)[];
+  /** Text blobs: row id → position. */
+  byId: Map<number, number>;
+  texts: number[];
+  /** Blobs too large to index. */
+  large: number[];
+}
+
 /** The blocks of each candidate blob that may hold a match; null: all of them. */
 export type Candidates = Map<Hash, readonly number[] | null>;
 
@@ -106,6 +119,9 @@ interface Pending {
 
 export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
+  /** Scopes by the hash array a search passed; valid while `epoch` (bumped when `known` is cleared) is theirs. */
+  private readonly scopes = new WeakMap<readonly Hash[], Scope>();
+  private epoch = 0;
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
   private blooms = bloomCache();
   private readonly cache: TextCache;
@@ -135,6 +151,38 @@ export class SqliteTextIndex implements TextIndex {
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
     this.checkGeneration();
+    const scope = await this.scopeOf(hashes);
+    const expression = ftsExpression(query);
+    const out: Candidates = new Map();
+    if (expression === null) {
+      for (const i of scope.texts) out.set(hashes[i] as Hash, null);
+      for (const i of scope.large) out.set(hashes[i] as Hash, null);
+      return out;
+    }
+    // The index answers first; only the rows it names are looked at (a rare literal names few).
+    const probes = queryProbes(query);
+    for (const id of this.st.match.all(expression) as number[]) {
+      const i = scope.byId.get(id);
+      if (i === undefined) continue;
+      const k = scope.known[i] as Known;
+      if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
+      else {
+        const blocks = this.blocksMatching(k, probes);
+        if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
+      }
+    }
+    // Too large to index: always candidates, to be scanned.
+    for (const i of scope.large) out.set(hashes[i] as Hash, null);
+    return out;
+  }
+
+  /**
+   * What the index knows of each of `hashes`, indexing those it does not know yet. Kept for the
+   * array (a search over an unchanged tree passes the same one) until the ids it holds may be void.
+   */
+  private async scopeOf(hashes: readonly Hash[]): Promise<Scope> {
+    const cached = this.scopes.get(hashes);
+    if (cached?.epoch === this.epoch) return cached;
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
     if (known.includes(undefined)) {
@@ -143,22 +191,18 @@ export class SqliteTextIndex implements TextIndex {
         known[i] ??= this.known.get(h) ?? this.fetchOne(h);
       });
     }
-    const expression = ftsExpression(query);
-    const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
-    const keys = literalKeys(query);
-    const out: Candidates = new Map();
+    const scope: Scope = { epoch: this.epoch, known, byId: new Map(), texts: [], large: [] };
+    let complete = true;
     known.forEach((k, i) => {
-      if (!k || k.state === State.Binary) return;
-      if (k.state === State.Large || ids === null) out.set(hashes[i] as Hash, null);
-      else if (ids.has(k.id)) {
-        if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
-        else {
-          const blocks = this.blocksMatching(k, query, keys);
-          if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
-        }
-      }
+      if (!k) complete = false;
+      else if (k.state === State.Text) {
+        scope.byId.set(k.id, i);
+        scope.texts.push(i);
+      } else if (k.state === State.Large) scope.large.push(i);
     });
-    return out;
+    // A blob another process is still indexing is asked about again next time.
+    if (complete) this.scopes.set(hashes, scope);
+    return scope;
   }
 
   async text(hash: Hash): Promise<string | null> {
@@ -199,7 +243,13 @@ export class SqliteTextIndex implements TextIndex {
         st.bump.run();
       })
       .immediate();
+    this.forget();
+  }
+
+  /** Drops every id held in memory (they may name other blobs now), and the scopes built on them. */
+  private forget(): void {
     this.known.clear();
+    this.epoch++;
   }
 
   async prune(keep: (hash: Hash) => boolean): Promise<number> {
@@ -227,8 +277,8 @@ export class SqliteTextIndex implements TextIndex {
     return pruned;
   }
 
-  /** The blocks of a text whose filters may satisfy `query`. */
-  private blocksMatching(k: Known, query: LiteralQuery, keys: Map<string, number[]>): number[] {
+  /** The blocks of a text whose filters may satisfy the query of `probes`. */
+  private blocksMatching(k: Known, probes: Probes): number[] {
     let blooms = this.blooms.get(k.id);
     if (!blooms) {
       const row = this.st.blooms.get(k.id) as Buffer | undefined;
@@ -238,7 +288,7 @@ export class SqliteTextIndex implements TextIndex {
       this.blooms.set(k.id, blooms);
     }
     const out: number[] = [];
-    for (let b = 0; b < k.blocks; b++) if (mayHold(blooms as Uint8Array, b, query, keys)) out.push(b);
+    for (let b = 0; b < k.blocks; b++) if (mayHold(blooms as Uint8Array, b * BLOOM_BYTES, probes)) out.push(b);
     return out;
   }
 
@@ -246,7 +296,7 @@ export class SqliteTextIndex implements TextIndex {
   private checkGeneration(): void {
     const generation = this.st.generation.get() as number;
     if (generation !== this.generation) {
-      this.known.clear();
+      this.forget();
       this.blooms = bloomCache();
       this.generation = generation;
     }
@@ -262,7 +312,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Fills `known` for these hashes from the database; returns those not indexed yet. */
   private lookup(unknown: readonly Hash[]): Hash[] {
     if (unknown.length === 0) return [];
-    if (this.known.size + unknown.length > MAX_KNOWN) this.known.clear();
+    if (this.known.size + unknown.length > MAX_KNOWN) this.forget();
     for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
       const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
       for (const row of this.st.lookup.all(JSON.stringify(chunk)) as (Known & { hash: Hash })[]) {
@@ -386,24 +436,33 @@ function prepare(db: Database.Database) {
 
 const bloomCache = () => new WeightedLru<number, Uint8Array>(64 * 1024 * 1024, (b) => b.length);
 
-/** The trigram keys of each literal of a query. */
-function literalKeys(query: LiteralQuery, into = new Map<string, number[]>()): Map<string, number[]> {
-  if (query.op === "lit") into.set(query.folded, trigramKeys(query.folded));
-  else if (query.op !== "all") for (const q of query.of) literalKeys(q, into);
-  return into;
+/** A query with each literal's trigrams as Bloom probes, worked out once per search rather than per block. */
+type Probes = { op: "all" } | { op: "lit"; probes: BloomProbe[] } | { op: "and" | "or"; of: Probes[] };
+
+function queryProbes(query: LiteralQuery): Probes {
+  switch (query.op) {
+    case "all":
+      return query;
+    case "lit":
+      return { op: "lit", probes: trigramKeys(query.folded).map(bloomProbe) };
+    case "and":
+    case "or":
+      return { op: query.op, of: query.of.map(queryProbes) };
+  }
 }
 
-/** Whether block `b`'s filter may satisfy `query` (never false when the block's text does). */
-function mayHold(blooms: Uint8Array, b: number, query: LiteralQuery, keys: Map<string, number[]>): boolean {
-  switch (query.op) {
+/** Whether the block filter at `base` may satisfy the query (never false when the block's text does). */
+function mayHold(blooms: Uint8Array, base: number, q: Probes): boolean {
+  switch (q.op) {
     case "all":
       return true;
     case "lit":
-      return (keys.get(query.folded) ?? []).every((key) => bloomHas(blooms, b, key));
+      for (const p of q.probes) if (!bloomHasProbe(blooms, base, p)) return false;
+      return true;
     case "and":
-      return query.of.every((q) => mayHold(blooms, b, q, keys));
+      return q.of.every((p) => mayHold(blooms, base, p));
     case "or":
-      return query.of.some((q) => mayHold(blooms, b, q, keys));
+      return q.of.some((p) => mayHold(blooms, base, p));
   }
 }
 
