@@ -62,6 +62,11 @@ export interface Volume {
   stat(path: string): Promise<Stat | null>;
   /** Bytes of a file (symlinks are followed inside the volume). NOT_FOUND / INVALID_ARGUMENT for a directory. */
   readFile(path: string): Promise<Buffer>;
+  /**
+   * Optional: the bytes of the file `stat` (from this volume's stat) describes, read by what the
+   * stat already resolved rather than by its path again.
+   */
+  readContent?(stat: Stat): Promise<Buffer>;
   /** Direct children of a directory, in no particular order. */
   list(path: string): Promise<Stat[]>;
   /** Every entry below `path` (not `path` itself), depth-first, up to `maxDepth` levels (Infinity = all). The Stats may be shared with later walks: read them, do not modify them. */
