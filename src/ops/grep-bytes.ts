@@ -4,6 +4,7 @@
 
 import { WeightedLru } from "../core/lru.js";
 import { byteSource, caselessSource } from "../search/byte-regex.js";
+import { fixedFinder } from "../search/find-fixed.js";
 import type { Lit } from "../search/required-literals.js";
 import { blockBounds } from "../search/text-blocks.js";
 import type { MatcherOptions } from "./regex.js";
@@ -47,10 +48,7 @@ function literalFinder(lits: readonly Lit[]): ByteMatcher["find"] {
     }
   }
   const only = lits.length === 1 ? lits[0]?.plain : null;
-  if (only !== null && only !== undefined) {
-    const needle = latin1(only);
-    return (view, from) => view.indexOf(needle, from);
-  }
+  if (only !== null && only !== undefined) return fixedFinder(latin1(only));
   // Literal characters and small classes only: this RegExp runs in linear time.
   const re = new RegExp(sources.join("|"), "g");
   return (view, from) => {
@@ -69,7 +67,7 @@ export function byteMatcher(o: MatcherOptions, lits: readonly Lit[] | null): Byt
     if (!o.ignoreCase) {
       const needle = latin1(o.pattern);
       return {
-        find: (view, from) => view.indexOf(needle, from),
+        find: fixedFinder(needle),
         exactLength: needle.length,
         line: null,
         spent: { ms: 0, bytes: 0 },
