@@ -288,7 +288,18 @@ export class SqliteTextIndex implements TextIndex {
       this.blooms.set(k.id, blooms);
     }
     const out: number[] = [];
-    for (let b = 0; b < k.blocks; b++) if (mayHold(blooms as Uint8Array, b * BLOOM_BYTES, probes)) out.push(b);
+    const bits = probes.conjunction;
+    if (bits === null) {
+      for (let b = 0; b < k.blocks; b++) if (mayHold(blooms, b * BLOOM_BYTES, probes)) out.push(b);
+      return out;
+    }
+    // Every bit required (a literal, or an AND of them): one flat loop per block, stopping at the first clear bit.
+    for (let b = 0, base = 0; b < k.blocks; b++, base += BLOOM_BYTES) {
+      let j = 0;
+      while (j < bits.length && ((blooms[base + (bits[j] as number)] as number) & (bits[j + 1] as number)) !== 0)
+        j += 2;
+      if (j === bits.length) out.push(b);
+    }
     return out;
   }
 
@@ -437,9 +448,28 @@ function prepare(db: Database.Database) {
 const bloomCache = () => new WeightedLru<number, Uint8Array>(64 * 1024 * 1024, (b) => b.length);
 
 /** A query with each literal's trigrams as Bloom probes, worked out once per search rather than per block. */
-type Probes = { op: "all" } | { op: "lit"; probes: BloomProbe[] } | { op: "and" | "or"; of: Probes[] };
+type ProbeTree = { op: "all" } | { op: "lit"; probes: BloomProbe[] } | { op: "and" | "or"; of: ProbeTree[] };
+/**
+ * `conjunction`: when the query is an AND of literals (the usual case), every bit it needs as
+ * (byte offset, mask) pairs in one array; null when it has an OR.
+ */
+type Probes = ProbeTree & { conjunction: Int32Array | null };
 
 function queryProbes(query: LiteralQuery): Probes {
+  const tree = probeTree(query);
+  const pairs: number[] = [];
+  const flatten = (q: ProbeTree): boolean => {
+    if (q.op === "all") return true;
+    if (q.op === "lit") {
+      for (const p of q.probes) pairs.push(p[0], p[1], p[2], p[3]);
+      return true;
+    }
+    return q.op === "and" && q.of.every(flatten);
+  };
+  return { ...tree, conjunction: flatten(tree) ? Int32Array.from(pairs) : null };
+}
+
+function probeTree(query: LiteralQuery): ProbeTree {
   switch (query.op) {
     case "all":
       return query;
@@ -447,12 +477,12 @@ function queryProbes(query: LiteralQuery): Probes {
       return { op: "lit", probes: trigramKeys(query.folded).map(bloomProbe) };
     case "and":
     case "or":
-      return { op: query.op, of: query.of.map(queryProbes) };
+      return { op: query.op, of: query.of.map(probeTree) };
   }
 }
 
 /** Whether the block filter at `base` may satisfy the query (never false when the block's text does). */
-function mayHold(blooms: Uint8Array, base: number, q: Probes): boolean {
+function mayHold(blooms: Uint8Array, base: number, q: ProbeTree): boolean {
   switch (q.op) {
     case "all":
       return true;
