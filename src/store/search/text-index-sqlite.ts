@@ -9,6 +9,7 @@ import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
+import { BlockFilters, type ProbeTree, queryProbes } from "../../search/block-filters.js";
 import { blockBounds } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
@@ -21,12 +22,8 @@ import type {
 import {
   asciiTrigramDocument,
   BLOOM_BYTES,
-  type BloomProbe,
   blockedTrigramDocument,
-  bloomHasProbe,
-  bloomProbe,
   trigramDocument,
-  trigramKeys,
   trigramTokens,
 } from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
@@ -278,29 +275,16 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** The blocks of a text whose filters may satisfy the query of `probes`. */
-  private blocksMatching(k: Known, probes: Probes): number[] {
-    let blooms = this.blooms.get(k.id);
-    if (!blooms) {
+  private blocksMatching(k: Known, probes: ProbeTree): number[] {
+    let filters = this.blooms.get(k.id);
+    if (!filters) {
       const row = this.st.blooms.get(k.id) as Buffer | undefined;
       // No filters (another writer's row in flight), or filters of another size: every block may match.
       if (!row || row.length !== k.blocks * BLOOM_BYTES) return Array.from({ length: k.blocks }, (_, b) => b);
-      blooms = new Uint8Array(row);
-      this.blooms.set(k.id, blooms);
+      filters = new BlockFilters(new Uint8Array(row), k.blocks);
+      this.blooms.set(k.id, filters);
     }
-    const out: number[] = [];
-    const bits = probes.conjunction;
-    if (bits === null) {
-      for (let b = 0; b < k.blocks; b++) if (mayHold(blooms, b * BLOOM_BYTES, probes)) out.push(b);
-      return out;
-    }
-    // Every bit required (a literal, or an AND of them): one flat loop per block, stopping at the first clear bit.
-    for (let b = 0, base = 0; b < k.blocks; b++, base += BLOOM_BYTES) {
-      let j = 0;
-      while (j < bits.length && ((blooms[base + (bits[j] as number)] as number) & (bits[j + 1] as number)) !== 0)
-        j += 2;
-      if (j === bits.length) out.push(b);
-    }
-    return out;
+    return filters.matching(probes);
   }
 
   /** Row ids are reused after a clear or prune (here or in another process): then what `known` holds is void. */
@@ -445,56 +429,8 @@ function prepare(db: Database.Database) {
   };
 }
 
-const bloomCache = () => new WeightedLru<number, Uint8Array>(64 * 1024 * 1024, (b) => b.length);
-
-/** A query with each literal's trigrams as Bloom probes, worked out once per search rather than per block. */
-type ProbeTree = { op: "all" } | { op: "lit"; probes: BloomProbe[] } | { op: "and" | "or"; of: ProbeTree[] };
-/**
- * `conjunction`: when the query is an AND of literals (the usual case), every bit it needs as
- * (byte offset, mask) pairs in one array; null when it has an OR.
- */
-type Probes = ProbeTree & { conjunction: Int32Array | null };
-
-function queryProbes(query: LiteralQuery): Probes {
-  const tree = probeTree(query);
-  const pairs: number[] = [];
-  const flatten = (q: ProbeTree): boolean => {
-    if (q.op === "all") return true;
-    if (q.op === "lit") {
-      for (const p of q.probes) pairs.push(p[0], p[1], p[2], p[3]);
-      return true;
-    }
-    return q.op === "and" && q.of.every(flatten);
-  };
-  return { ...tree, conjunction: flatten(tree) ? Int32Array.from(pairs) : null };
-}
-
-function probeTree(query: LiteralQuery): ProbeTree {
-  switch (query.op) {
-    case "all":
-      return query;
-    case "lit":
-      return { op: "lit", probes: trigramKeys(query.folded).map(bloomProbe) };
-    case "and":
-    case "or":
-      return { op: query.op, of: query.of.map(probeTree) };
-  }
-}
-
-/** Whether the block filter at `base` may satisfy the query (never false when the block's text does). */
-function mayHold(blooms: Uint8Array, base: number, q: ProbeTree): boolean {
-  switch (q.op) {
-    case "all":
-      return true;
-    case "lit":
-      for (const p of q.probes) if (!bloomHasProbe(blooms, base, p)) return false;
-      return true;
-    case "and":
-      return q.of.every((p) => mayHold(blooms, base, p));
-    case "or":
-      return q.of.some((p) => mayHold(blooms, base, p));
-  }
-}
+// Weighed by the stored filters' size (fixed, as the cache needs; transposed they hold at most ~1.5x that).
+const bloomCache = () => new WeightedLru<number, BlockFilters>(64 * 1024 * 1024, (f) => f.blocks * BLOOM_BYTES);
 
 /** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
 function ftsExpression(query: LiteralQuery): string | null {
