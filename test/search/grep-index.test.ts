@@ -255,6 +255,26 @@ describe("grep through the content index", () => {
     }
   });
 
+  it("numbers lines right when a line ends exactly where its numbering marks fall (every KiB)", async () => {
+    const volume = await afs.volume((await afs.createWorkspace(`marks${serial++}`)).name);
+    for (const [path, eol] of [
+      ["/lf.txt", "\n"],
+      ["/crlf.txt", "\r\n"],
+    ] as const) {
+      // A first line ending at byte 1024, then lines of 1024 bytes with their ending: a line end at every mark.
+      const lines = ["a".repeat(1024 - eol.length + 1)];
+      for (let i = 0; i < 6; i++) lines.push(`needle ${i} `.padEnd(1024 - eol.length, "."));
+      await volume.writeFile(path, Buffer.from(lines.join(eol) + eol), { op: "write" });
+    }
+    for (const a of [
+      { pattern: "needle" },
+      { pattern: "needle 3" },
+      { pattern: "NEEDLE 5", ignore_case: true },
+    ] as GrepArgs[]) {
+      expect(await grep(volume, a)).toEqual(await scan(volume, a));
+    }
+  });
+
   it("answers a pattern that makes a backtracking engine blow up, in bounded time, exactly", async () => {
     const volume = await afs.volume((await afs.createWorkspace(`slow${serial++}`)).name);
     // Every line holds the literal z, and (\w+\s?)+z backtracks exponentially on the a's after it.
