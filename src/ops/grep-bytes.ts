@@ -4,6 +4,7 @@
 
 import { WeightedLru } from "../core/lru.js";
 import { byteSource, caselessSource } from "../search/byte-regex.js";
+import { fixedFinder } from "../search/find-fixed.js";
 import type { Lit } from "../search/required-literals.js";
 import { blockBounds } from "../search/text-blocks.js";
 import type { MatcherOptions } from "./regex.js";
@@ -47,10 +48,7 @@ function literalFinder(lits: readonly Lit[]): ByteMatcher["find"] {
     }
   }
   const only = lits.length === 1 ? lits[0]?.plain : null;
-  if (only !== null && only !== undefined) {
-    const needle = latin1(only);
-    return (view, from) => view.indexOf(needle, from);
-  }
+  if (only !== null && only !== undefined) return fixedFinder(latin1(only));
   // Literal characters and small classes only: this RegExp runs in linear time.
   const re = new RegExp(sources.join("|"), "g");
   return (view, from) => {
@@ -69,7 +67,7 @@ export function byteMatcher(o: MatcherOptions, lits: readonly Lit[] | null): Byt
     if (!o.ignoreCase) {
       const needle = latin1(o.pattern);
       return {
-        find: (view, from) => view.indexOf(needle, from),
+        find: fixedFinder(needle),
         exactLength: needle.length,
         line: null,
         spent: { ms: 0, bytes: 0 },
@@ -107,49 +105,51 @@ export interface ViewOptions {
 const decodeRange = (view: string, start: number, end: number): string =>
   Buffer.from(view.slice(start, end), "latin1").toString("utf8");
 
-/** A view's block boundaries and the number of the first line of each block, kept per blob. */
-interface Blocks {
-  bounds: number[];
-  /** Computed when a numbered search first needs them (counting line ends costs a pass). */
-  firstLines: Int32Array | null;
-}
-
 // Per content hash, so never stale; small (a number per 16 KiB of text).
-const blocksOf = new WeightedLru<string, Blocks>(1 << 20, (b) => b.bounds.length);
+const boundsOf = new WeightedLru<string, number[]>(1 << 20, (b) => b.length);
 
-function viewBlocks(key: string, view: string): Blocks {
-  let b = blocksOf.get(key);
-  if (!b || b.bounds[b.bounds.length - 1] !== view.length) {
-    b = { bounds: blockBounds(view.length, (from) => view.indexOf("\n", from)), firstLines: null };
-    blocksOf.set(key, b);
+/** A view's block boundaries (text-blocks.ts), kept per blob. */
+function viewBlocks(key: string, view: string): number[] {
+  let b = boundsOf.get(key);
+  if (!b || b[b.length - 1] !== view.length) {
+    b = blockBounds(view.length, (from) => view.indexOf("\n", from));
+    boundsOf.set(key, b);
   }
   return b;
 }
 
-function firstLines(view: string, b: Blocks): Int32Array {
-  if (b.firstLines) return b.firstLines;
-  const first = new Int32Array(b.bounds.length);
+/** Line numbers are known every 2^MARK_SHIFT bytes, so numbering a hit counts line ends from the nearest mark before it. */
+const MARK_SHIFT = 10;
+// Per content hash, so never stale: 4 bytes per KiB of text.
+const marksOf = new WeightedLru<string, Int32Array>(1 << 22, (m) => m.length);
+
+/** marks[i]: the number of the line holding byte i << MARK_SHIFT (1 + the line ends before it), kept per blob. */
+function lineMarks(key: string, view: string): Int32Array {
+  let marks = marksOf.get(key);
+  if (marks && marks.length === (view.length >>> MARK_SHIFT) + 1) return marks;
+  marks = new Int32Array((view.length >>> MARK_SHIFT) + 1);
   let line = 1;
-  for (let k = 0; k + 1 < b.bounds.length; k++) {
-    first[k] = line;
-    const end = b.bounds[k + 1] as number;
-    for (let nl = view.indexOf("\n", b.bounds[k]); nl !== -1 && nl < end; nl = view.indexOf("\n", nl + 1)) line++;
+  let i = 0;
+  for (let nl = view.indexOf("\n"); nl !== -1; nl = view.indexOf("\n", nl + 1)) {
+    while (i < marks.length && i << MARK_SHIFT <= nl) marks[i++] = line;
+    line++;
   }
-  b.firstLines = first;
-  return first;
+  while (i < marks.length) marks[i++] = line;
+  marksOf.set(key, marks);
+  return marks;
 }
 
-/** Byte ranges [start, end, first block] of these blocks of a view, adjacent ones joined. */
-function blockRanges(view: string, bounds: readonly number[], blocks: readonly number[]): [number, number, number][] {
-  const ranges: [number, number, number][] = [];
+/** Byte ranges [start, end) of these blocks of a view, adjacent ones joined. */
+function blockRanges(view: string, bounds: readonly number[], blocks: readonly number[]): [number, number][] {
+  const ranges: [number, number][] = [];
   for (const b of blocks) {
     const start = bounds[b];
     const end = bounds[b + 1];
     // A block this cut does not know means the index cut differently: search everything.
-    if (start === undefined || end === undefined) return [[0, view.length, 0]];
+    if (start === undefined || end === undefined) return [[0, view.length]];
     const last = ranges[ranges.length - 1];
     if (last && last[1] === start) last[1] = end;
-    else ranges.push([start, end, b]);
+    else ranges.push([start, end]);
   }
   return ranges;
 }
@@ -171,7 +171,13 @@ export function selectInView(
   // Line numbers count line ends once, from the start to each selected line, across the ranges.
   let lineNo = 1;
   let counted = bom;
+  const marks = o.numbered ? lineMarks(o.key, view) : null;
   const numberOf = (lineStart: number): number => {
+    const mark = lineStart >>> MARK_SHIFT;
+    if (marks && mark << MARK_SHIFT > counted) {
+      lineNo = marks[mark] as number;
+      counted = mark << MARK_SHIFT;
+    }
     for (let nl = view.indexOf("\n", counted); nl !== -1 && nl < lineStart; nl = view.indexOf("\n", nl + 1)) lineNo++;
     counted = lineStart;
     return lineNo;
@@ -183,13 +189,8 @@ export function selectInView(
     out.push({ line, text: o.withText ? decodeRange(view, lineStart, textEnd) : "" });
     return true;
   };
-  const ranges = known === null || blocks === null ? [[0, view.length, 0]] : blockRanges(view, known.bounds, blocks);
-  for (const [start, end, block] of ranges as [number, number, number][]) {
-    // Numbering skips the blocks before this range rather than counting their line ends.
-    if (o.numbered && known && start > counted) {
-      lineNo = firstLines(view, known)[block] as number;
-      counted = start;
-    }
+  const ranges = known === null || blocks === null ? [[0, view.length]] : blockRanges(view, known, blocks);
+  for (const [start, end] of ranges as [number, number][]) {
     // A range is searched as a slice (no copy in V8), so no finder runs past it.
     const slice = start === 0 && end === view.length ? view : view.slice(start, end);
     if (

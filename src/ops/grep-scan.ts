@@ -2,6 +2,7 @@
 // (indexOf, or a literal-only RegExp for case-insensitive spellings), work out only those lines,
 // and let the exact RE2 line matcher decide. Lines are those of splitting on LF / CRLF after the BOM.
 import { RE2JS } from "re2js";
+import { fixedFinder } from "../search/find-fixed.js";
 import type { Lit, Required } from "../search/required-literals.js";
 import { requiredLiterals } from "../search/required-literals.js";
 import type { LiteralQuery } from "../search/text-index.js";
@@ -69,7 +70,7 @@ function finder(r: Required): ScanPlan["next"] {
   const lits = literalSet(r);
   if (!lits) return null;
   const needle = lits.length === 1 ? lits[0]?.plain : null;
-  if (needle) return (text, from) => text.indexOf(needle, from);
+  if (needle) return fixedFinder(needle);
   // Literal characters and small classes only: no quantifiers, so this RegExp runs in linear time.
   const re = new RegExp(lits.map((l) => l.src).join("|"), "g");
   return (text, from) => {

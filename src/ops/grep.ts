@@ -142,20 +142,20 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   const limit = args.limit ?? Number.POSITIVE_INFINITY;
   const maxCount = args.max_count ?? Number.POSITIVE_INFINITY;
 
-  let targets = await searchTargets(volume, path, pathFilter(asList(args.include), asList(args.exclude)));
-  if (from) targets = targets.filter((t) => t.path >= from.path && !(t.path === from.path && from.line === null));
+  const scope = await searchScope(volume, path, args.include, args.exclude);
+  let targets: Target[];
   const index = volume.textIndex;
-  // Targets with a known hash are narrowed by the index; the others (files changed on an attached
-  // directory since they were recorded) are all read.
-  const hashed = targets.filter((t) => t.sha256).map((t) => t.sha256 as Hash);
   let candidates: Map<Hash, readonly number[] | null> | null = null;
-  if (index && hashed.length > 0) {
+  if (index && scope.hashes.length > 0) {
     // Asked even when the pattern requires nothing: the answer still leaves binary blobs out, and
     // the index then knows every blob, so their texts come as byte views rather than decoded.
-    const found = await index.candidates(hashed, invert ? { op: "all" } : plan.query);
-    targets = targets.filter((t) => !t.sha256 || found.has(t.sha256));
-    candidates = found;
-  }
+    candidates = await index.candidates(scope.hashes, invert ? { op: "all" } : plan.query);
+    // Targets with a known hash are narrowed by the index; the others (files changed on an attached
+    // directory since they were recorded) are all read. Only the candidates' paths are visited.
+    targets = [...scope.unhashed];
+    for (const hash of candidates.keys()) for (const t of scope.byHash.get(hash) ?? []) targets.push(t);
+  } else targets = [...scope.targets];
+  if (from) targets = targets.filter((t) => t.path >= from.path && !(t.path === from.path && from.line === null));
   // Sorted after the index has narrowed them: usually far fewer than were walked.
   targets.sort((a, b) => byString(a.path, b.path));
 
@@ -234,22 +234,70 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
   };
 }
 
-/** The files to search, in no particular order: `path` itself, or the regular files below it that pass `filter`. */
-async function searchTargets(
+/** The files a search covers: those with a known content hash by hash, and the others. */
+interface Scope {
+  targets: readonly Target[];
+  /** Distinct content hashes of the hashed targets. */
+  hashes: readonly Hash[];
+  byHash: ReadonlyMap<Hash, readonly Target[]>;
+  unhashed: readonly Target[];
+}
+
+// Scopes worked out from a volume's walk listing, by the listing (which stays the same array while
+// nothing below its directory changes) and then by the path and filters: a warm search over an
+// unchanged tree neither walks nor filters again.
+const scopes = new WeakMap<readonly Stat[], Map<string, Scope>>();
+
+/** The files to search: `path` itself, or the regular files below it that pass the include/exclude filters. */
+async function searchScope(
   volume: Volume,
   path: string,
-  filter: ((rel: string) => boolean) | null,
-): Promise<Target[]> {
+  include: string | string[] | undefined,
+  exclude: string | string[] | undefined,
+): Promise<Scope> {
   const stat = await mustStat(volume, path);
   // A file argument is searched itself; a symlink is read through (its own hash is not the content's).
-  if (stat.kind !== "dir") return [stat.kind === "file" ? stat : { path }];
+  if (stat.kind !== "dir") return scopeOf([stat.kind === "file" ? stat : { path }]);
+  const listing = volume.walkList ? await volume.walkList(path) : await collect(volume.walk(path));
+  const key = JSON.stringify([path, include ?? null, exclude ?? null]);
+  let byFilter = scopes.get(listing);
+  const hit = byFilter?.get(key);
+  if (hit) return hit;
+  const filter = pathFilter(asList(include), asList(exclude));
   const prefix = path === "/" ? 1 : path.length + 1;
   const targets: Target[] = [];
   // Below a directory only regular files count, and symlinks are not followed (like grep -r).
-  for await (const s of volume.walk(path)) {
-    if (s.kind === "file" && (!filter || filter(s.path.slice(prefix)))) targets.push(s);
+  for (const s of listing) if (s.kind === "file" && (!filter || filter(s.path.slice(prefix)))) targets.push(s);
+  const scope = scopeOf(targets);
+  if (!byFilter) {
+    byFilter = new Map();
+    scopes.set(listing, byFilter);
   }
-  return targets;
+  // A few filter sets per listing are kept; an agent rarely varies them much.
+  if (byFilter.size >= 16) byFilter.clear();
+  byFilter.set(key, scope);
+  return scope;
+}
+
+function scopeOf(targets: readonly Target[]): Scope {
+  const byHash = new Map<Hash, Target[]>();
+  const unhashed: Target[] = [];
+  for (const t of targets) {
+    if (!t.sha256) {
+      unhashed.push(t);
+      continue;
+    }
+    const same = byHash.get(t.sha256);
+    if (same) same.push(t);
+    else byHash.set(t.sha256, [t]);
+  }
+  return { targets, hashes: [...byHash.keys()], byHash, unhashed };
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }
 
 /** Text of a file to search, or null to skip it (binary, or gone/changed into a directory since the walk). */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
-import type { Volume } from "../volume/volume.js";
+import type { Stat, Volume } from "../volume/volume.js";
 import { encodingArg, pathArg } from "./args.js";
 import { mustStat, normalizePath } from "./common.js";
 
@@ -29,7 +29,12 @@ export interface ReadResult {
   target?: string;
 }
 
-export async function read(volume: Volume, args: ReadArgs): Promise<ReadResult> {
+export interface ReadOptions {
+  /** Called with the file's stat before its bytes are read (a face's size limit throws here). */
+  check?: (stat: Stat) => void;
+}
+
+export async function read(volume: Volume, args: ReadArgs, options: ReadOptions = {}): Promise<ReadResult> {
   const path = normalizePath(args.path);
   const stat = await mustStat(volume, path);
   if (stat.kind === "dir") {
@@ -39,8 +44,16 @@ export async function read(volume: Volume, args: ReadArgs): Promise<ReadResult> 
     const target = stat.target ?? "";
     return { path, kind: "symlink", size: stat.size, sha256: stat.sha256 ?? sha256(target), target };
   }
-  const data = await volume.readFile(path);
-  const base = { path, kind: "file" as const, size: data.length, sha256: sha256(data) };
+  options.check?.(stat);
+  // By the content the stat resolved when the volume can (one resolution, and its hash is known).
+  const byStat = stat.sha256 !== undefined && volume.readContent !== undefined;
+  const data = byStat ? await (volume.readContent as (s: Stat) => Promise<Buffer>)(stat) : await volume.readFile(path);
+  const base = {
+    path,
+    kind: "file" as const,
+    size: data.length,
+    sha256: byStat ? (stat.sha256 as Hash) : sha256(data),
+  };
   const text = decodeText(data);
   if (args.encoding === "base64") {
     return {

@@ -138,14 +138,22 @@ function bloomAdd(blooms: Uint8Array, base: number, key: number): void {
 
 /** Whether block `block`'s filter may hold this trigram key (never false for one it holds). */
 export function bloomHas(blooms: Uint8Array, block: number, key: number): boolean {
-  const base = block * BLOOM_BYTES;
+  return bloomHasProbe(blooms, block * BLOOM_BYTES, bloomProbe(key));
+}
+
+/** A key's two bits in a block's filter, as byte offset and mask each: what bloomHasProbe tests. */
+export type BloomProbe = readonly [number, number, number, number];
+
+export function bloomProbe(key: number): BloomProbe {
   const h = bloomHash(key);
   const b1 = h & BLOOM_MASK;
   const b2 = (h >>> 16) & BLOOM_MASK;
-  return (
-    (((blooms[base + (b1 >>> 3)] as number) >> (b1 & 7)) & 1) === 1 &&
-    (((blooms[base + (b2 >>> 3)] as number) >> (b2 & 7)) & 1) === 1
-  );
+  return [b1 >>> 3, 1 << (b1 & 7), b2 >>> 3, 1 << (b2 & 7)];
+}
+
+/** bloomHas for a probe worked out once, on the filter starting at byte `base`. */
+export function bloomHasProbe(blooms: Uint8Array, base: number, p: BloomProbe): boolean {
+  return ((blooms[base + p[0]] as number) & p[1]) !== 0 && ((blooms[base + p[2]] as number) & p[3]) !== 0;
 }
 
 /**

@@ -82,10 +82,20 @@ export interface Volume {
   readFile(path: string): Promise<Buffer>;
   /** Opens a file (symlinks followed, like readFile, with the same errors) for ranged and streamed reads. */
   openFile(path: string): Promise<OpenFile>;
+  /**
+   * Optional: the bytes of the file `stat` (from this volume's stat) describes, read by what the
+   * stat already resolved rather than by its path again.
+   */
+  readContent?(stat: Stat): Promise<Buffer>;
   /** Direct children of a directory, in no particular order. */
   list(path: string): Promise<Stat[]>;
   /** Every entry below `path` (not `path` itself), depth-first, up to `maxDepth` levels (Infinity = all). The Stats may be shared with later walks: read them, do not modify them. */
   walk(path: string, maxDepth?: number): AsyncIterable<Stat>;
+  /**
+   * Optional: everything `walk(path)` yields, as one array that stays the same array while nothing
+   * below `path` changes, so a caller may key what it works out from it on the array (grep does).
+   */
+  walkList?(path: string): Promise<readonly Stat[]>;
 
   /** Writes a file, creating missing parent directories. Refuses to write over a directory. */
   writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult>;

@@ -18,6 +18,7 @@ import { maskStoreUrl } from "../store/url.js";
 import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import { AttachedVolume } from "./attached-volume.js";
 import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
+import { BlobCache } from "./blob-cache.js";
 import {
   type CreateCheckpointOptions,
   createCheckpoint,
@@ -91,8 +92,11 @@ export interface ExportResult {
 
 export class Afs {
   private readonly ctx: EngineContext;
-  /** Walk listings of unchanged subtrees, shared by every volume of this home. */
-  private readonly listings = new SubtreeListings();
+  /**
+   * Shared by every volume of this home: walk listings of unchanged subtrees, and small contents
+   * recently read (both keyed by hash, so never stale).
+   */
+  private readonly caches = { listings: new SubtreeListings(), blobs: new BlobCache() };
   /** Stats of attached files read and found unchanged, so records need not read them again. */
   private readonly verified = new VerifiedStats();
   private indexDb: IndexDb | undefined;
@@ -300,7 +304,7 @@ export class Afs {
   async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume | AttachedVolume> {
     await this.requireWorkspace(name);
     const indexes = { queryIndex: this.queryIndex, textIndex: this.textIndex };
-    const live = new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.listings, name, actor, indexes);
+    const live = new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.caches, name, actor, indexes);
     const dir = await this.attachedDirectory(name);
     if (!dir) return live;
     return new AttachedVolume(name, dir, new LocalDirVolume(dir, { actor }), {

@@ -9,6 +9,7 @@ import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
 import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume/volume.js";
+import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
 import type { SubtreeListings } from "./listings.js";
 import { Snapshot } from "./snapshot.js";
@@ -33,7 +34,7 @@ export class WorkspaceVolume implements Volume {
     private readonly store: Store,
     private readonly trees: TreeReader,
     private readonly roots: Map<string, Hash>,
-    private readonly listings: SubtreeListings,
+    private readonly caches: { listings: SubtreeListings; blobs: BlobCache },
     readonly workspace: string,
     private readonly actor: string,
     /** The home's search indexes (keyed by content, so one set serves every workspace). */
@@ -79,6 +80,12 @@ export class WorkspaceVolume implements Volume {
     return openBlob(this.store, entry.hash, entry.size);
   }
 
+  /** The bytes of the file a stat of this volume describes, by its content hash: no second path resolution. */
+  async readContent(stat: Stat): Promise<Buffer> {
+    if (stat.kind !== "file" || !stat.sha256) return this.readFile(stat.path);
+    return this.blob(stat.sha256);
+  }
+
   async list(path: string): Promise<Stat[]> {
     return this.read(async (snap) => {
       const dir = await snap.resolve(path);
@@ -90,9 +97,18 @@ export class WorkspaceVolume implements Volume {
   }
 
   async *walk(path: string, maxDepth = Number.POSITIVE_INFINITY): AsyncIterable<Stat> {
+    yield* await this.listBelow(path, maxDepth);
+  }
+
+  /** A subtree without live rows lists as the same array each time: the one SubtreeListings keeps. */
+  walkList(path: string): Promise<readonly Stat[]> {
+    return this.listBelow(path, Number.POSITIVE_INFINITY);
+  }
+
+  private listBelow(path: string, maxDepth: number): Promise<readonly Stat[]> {
     // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked,
     // reusing the listings of subtrees that have no live rows (SubtreeListings).
-    const items = await this.read(async (snap) => {
+    return this.read(async (snap) => {
       const top = await snap.resolve(path);
       if (!top) throw notFound(path);
       if (top.kind !== "dir") return [];
@@ -115,7 +131,7 @@ export class WorkspaceVolume implements Volume {
       const whole = maxDepth === Number.POSITIVE_INFINITY;
       const list = async (dir: string, base: Entry, depth: number): Promise<readonly Stat[]> => {
         const reusable = whole && !dirty.has(dir);
-        const hit = reusable ? this.listings.get(dir, base.hash) : undefined;
+        const hit = reusable ? this.caches.listings.get(dir, base.hash) : undefined;
         if (hit) return hit;
         // A stored tree is already in name order; only a directory with live rows needs a merged copy.
         let merged: ReadonlyMap<string, Entry> = await this.trees.get(base.hash);
@@ -138,12 +154,11 @@ export class WorkspaceVolume implements Volume {
           out.push(e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, name, e));
           if (e.kind === "dir" && depth < maxDepth) for (const s of await list(child, e, depth + 1)) out.push(s);
         }
-        if (reusable) this.listings.set(dir, base.hash, out);
+        if (reusable) this.caches.listings.set(dir, base.hash, out);
         return out;
       };
       return list(path, top, 1);
     });
-    yield* items;
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult> {
@@ -336,8 +351,11 @@ export class WorkspaceVolume implements Volume {
 
   private async blob(hash: Hash): Promise<Buffer> {
     if (hash === EMPTY_SHA256) return Buffer.alloc(0);
+    const cached = this.caches.blobs.get(hash);
+    if (cached) return cached;
     const data = await this.store.getBlob(hash);
     if (!data) throw new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`);
+    this.caches.blobs.set(hash, data);
     return data;
   }
 

@@ -255,6 +255,26 @@ describe("grep through the content index", () => {
     }
   });
 
+  it("numbers lines right when a line ends exactly where its numbering marks fall (every KiB)", async () => {
+    const volume = await afs.volume((await afs.createWorkspace(`marks${serial++}`)).name);
+    for (const [path, eol] of [
+      ["/lf.txt", "\n"],
+      ["/crlf.txt", "\r\n"],
+    ] as const) {
+      // A first line ending at byte 1024, then lines of 1024 bytes with their ending: a line end at every mark.
+      const lines = ["a".repeat(1024 - eol.length + 1)];
+      for (let i = 0; i < 6; i++) lines.push(`needle ${i} `.padEnd(1024 - eol.length, "."));
+      await volume.writeFile(path, Buffer.from(lines.join(eol) + eol), { op: "write" });
+    }
+    for (const a of [
+      { pattern: "needle" },
+      { pattern: "needle 3" },
+      { pattern: "NEEDLE 5", ignore_case: true },
+    ] as GrepArgs[]) {
+      expect(await grep(volume, a)).toEqual(await scan(volume, a));
+    }
+  });
+
   it("answers a pattern that makes a backtracking engine blow up, in bounded time, exactly", async () => {
     const volume = await afs.volume((await afs.createWorkspace(`slow${serial++}`)).name);
     // Every line holds the literal z, and (\w+\s?)+z backtracks exponentially on the a's after it.
@@ -300,6 +320,53 @@ describe("grep through the content index", () => {
         matches: [{ path: "/f2.txt" }],
       });
       expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
+    } finally {
+      await done();
+    }
+  });
+
+  it("reuses a clean tree's scope between searches, and still sees every change made since", async () => {
+    const { dir, cleanup: done } = await tempDir("afs-home-");
+    try {
+      const home = await Afs.open({ home: dir, actor: "test" });
+      await home.createWorkspace("w");
+      const v = await home.volume("w");
+      await v.writeFile("/src/a.ts", Buffer.from("const needle = 1;\n"), { op: "write" });
+      await v.writeFile("/docs/a.md", Buffer.from("a needle in the docs\n"), { op: "write" });
+      await v.writeFile("/src/same.ts", Buffer.from("const needle = 1;\n"), { op: "write" });
+      await home.createCheckpoint("w", { name: "one" });
+      const paths = async (a: GrepArgs) => {
+        const r = await grep(await home.volume("w"), { files_with_matches: true, ...a });
+        return r.mode === "files" ? r.files : [];
+      };
+      // A clean tree lists as the same array each time: what the search scope is kept by.
+      expect(await v.walkList?.("/")).toBe(await v.walkList?.("/"));
+      for (let i = 0; i < 2; i++) {
+        expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/a.ts", "/src/same.ts"]);
+        expect(await paths({ pattern: "needle", include: "*.ts" })).toEqual(["/src/a.ts", "/src/same.ts"]);
+        expect(await paths({ pattern: "needle", exclude: "src" })).toEqual(["/docs/a.md"]);
+        expect(await paths({ pattern: "needle", path: "/src" })).toEqual(["/src/a.ts", "/src/same.ts"]);
+      }
+      // A live change, then the same change checkpointed, then a deletion, then a restore.
+      await v.writeFile("/src/b.ts", Buffer.from("let needle;\n"), { op: "write" });
+      expect(await paths({ pattern: "needle", include: "*.ts" })).toEqual(["/src/a.ts", "/src/b.ts", "/src/same.ts"]);
+      await home.createCheckpoint("w", { name: "two" });
+      expect(await paths({ pattern: "needle", include: "*.ts" })).toEqual(["/src/a.ts", "/src/b.ts", "/src/same.ts"]);
+      await v.remove("/src/a.ts", {});
+      await home.createCheckpoint("w", { name: "three" });
+      expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/b.ts", "/src/same.ts"]);
+      await home.restoreCheckpoint("w", "one");
+      expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/a.ts", "/src/same.ts"]);
+      // Another process clears the index and indexes other content: ids held here are void.
+      const other = await Afs.open({ home: dir, actor: "test" });
+      await other.textIndex.clear();
+      await other.createWorkspace("x");
+      await (await other.volume("x")).writeFile("/x.txt", Buffer.from("not here\n"), { op: "write" });
+      expect(await grep(await other.volume("x"), { pattern: "here" })).toMatchObject({ matches: [{ path: "/x.txt" }] });
+      await other.close();
+      expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/a.ts", "/src/same.ts"]);
+      expect(await paths({ pattern: "here" })).toEqual([]);
+      await home.close();
     } finally {
       await done();
     }

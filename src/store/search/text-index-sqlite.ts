@@ -9,6 +9,7 @@ import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
+import { BlockFilters, type ProbeTree, queryProbes } from "../../search/block-filters.js";
 import { blockBounds } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
@@ -22,9 +23,7 @@ import {
   asciiTrigramDocument,
   BLOOM_BYTES,
   blockedTrigramDocument,
-  bloomHas,
   trigramDocument,
-  trigramKeys,
   trigramTokens,
 } from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
@@ -79,6 +78,17 @@ interface Known {
   blocks: number;
 }
 
+/** What the index knows of a search's hashes (by position), by what each kind of blob needs. */
+interface Scope {
+  epoch: number;
+  known: readonly (Known | undefined)[];
+  /** Text blobs: row id → position. */
+  byId: Map<number, number>;
+  texts: number[];
+  /** Blobs too large to index. */
+  large: number[];
+}
+
 /** The blocks of each candidate blob that may hold a match; null: all of them. */
 export type Candidates = Map<Hash, readonly number[] | null>;
 
@@ -106,6 +116,9 @@ interface Pending {
 
 export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
+  /** Scopes by the hash array a search passed; valid while `epoch` (bumped when `known` is cleared) is theirs. */
+  private readonly scopes = new WeakMap<readonly Hash[], Scope>();
+  private epoch = 0;
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
   private blooms = bloomCache();
   private readonly cache: TextCache;
@@ -135,6 +148,38 @@ export class SqliteTextIndex implements TextIndex {
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
     this.checkGeneration();
+    const scope = await this.scopeOf(hashes);
+    const expression = ftsExpression(query);
+    const out: Candidates = new Map();
+    if (expression === null) {
+      for (const i of scope.texts) out.set(hashes[i] as Hash, null);
+      for (const i of scope.large) out.set(hashes[i] as Hash, null);
+      return out;
+    }
+    // The index answers first; only the rows it names are looked at (a rare literal names few).
+    const probes = queryProbes(query);
+    for (const id of this.st.match.all(expression) as number[]) {
+      const i = scope.byId.get(id);
+      if (i === undefined) continue;
+      const k = scope.known[i] as Known;
+      if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
+      else {
+        const blocks = this.blocksMatching(k, probes);
+        if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
+      }
+    }
+    // Too large to index: always candidates, to be scanned.
+    for (const i of scope.large) out.set(hashes[i] as Hash, null);
+    return out;
+  }
+
+  /**
+   * What the index knows of each of `hashes`, indexing those it does not know yet. Kept for the
+   * array (a search over an unchanged tree passes the same one) until the ids it holds may be void.
+   */
+  private async scopeOf(hashes: readonly Hash[]): Promise<Scope> {
+    const cached = this.scopes.get(hashes);
+    if (cached?.epoch === this.epoch) return cached;
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
     if (known.includes(undefined)) {
@@ -143,22 +188,18 @@ export class SqliteTextIndex implements TextIndex {
         known[i] ??= this.known.get(h) ?? this.fetchOne(h);
       });
     }
-    const expression = ftsExpression(query);
-    const ids = expression === null ? null : new Set(this.st.match.all(expression) as number[]);
-    const keys = literalKeys(query);
-    const out: Candidates = new Map();
+    const scope: Scope = { epoch: this.epoch, known, byId: new Map(), texts: [], large: [] };
+    let complete = true;
     known.forEach((k, i) => {
-      if (!k || k.state === State.Binary) return;
-      if (k.state === State.Large || ids === null) out.set(hashes[i] as Hash, null);
-      else if (ids.has(k.id)) {
-        if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
-        else {
-          const blocks = this.blocksMatching(k, query, keys);
-          if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
-        }
-      }
+      if (!k) complete = false;
+      else if (k.state === State.Text) {
+        scope.byId.set(k.id, i);
+        scope.texts.push(i);
+      } else if (k.state === State.Large) scope.large.push(i);
     });
-    return out;
+    // A blob another process is still indexing is asked about again next time.
+    if (complete) this.scopes.set(hashes, scope);
+    return scope;
   }
 
   async text(hash: Hash): Promise<string | null> {
@@ -199,7 +240,13 @@ export class SqliteTextIndex implements TextIndex {
         st.bump.run();
       })
       .immediate();
+    this.forget();
+  }
+
+  /** Drops every id held in memory (they may name other blobs now), and the scopes built on them. */
+  private forget(): void {
     this.known.clear();
+    this.epoch++;
   }
 
   async prune(keep: (hash: Hash) => boolean): Promise<number> {
@@ -227,26 +274,24 @@ export class SqliteTextIndex implements TextIndex {
     return pruned;
   }
 
-  /** The blocks of a text whose filters may satisfy `query`. */
-  private blocksMatching(k: Known, query: LiteralQuery, keys: Map<string, number[]>): number[] {
-    let blooms = this.blooms.get(k.id);
-    if (!blooms) {
+  /** The blocks of a text whose filters may satisfy the query of `probes`. */
+  private blocksMatching(k: Known, probes: ProbeTree): number[] {
+    let filters = this.blooms.get(k.id);
+    if (!filters) {
       const row = this.st.blooms.get(k.id) as Buffer | undefined;
       // No filters (another writer's row in flight), or filters of another size: every block may match.
       if (!row || row.length !== k.blocks * BLOOM_BYTES) return Array.from({ length: k.blocks }, (_, b) => b);
-      blooms = new Uint8Array(row);
-      this.blooms.set(k.id, blooms);
+      filters = new BlockFilters(new Uint8Array(row), k.blocks);
+      this.blooms.set(k.id, filters);
     }
-    const out: number[] = [];
-    for (let b = 0; b < k.blocks; b++) if (mayHold(blooms as Uint8Array, b, query, keys)) out.push(b);
-    return out;
+    return filters.matching(probes);
   }
 
   /** Row ids are reused after a clear or prune (here or in another process): then what `known` holds is void. */
   private checkGeneration(): void {
     const generation = this.st.generation.get() as number;
     if (generation !== this.generation) {
-      this.known.clear();
+      this.forget();
       this.blooms = bloomCache();
       this.generation = generation;
     }
@@ -262,7 +307,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Fills `known` for these hashes from the database; returns those not indexed yet. */
   private lookup(unknown: readonly Hash[]): Hash[] {
     if (unknown.length === 0) return [];
-    if (this.known.size + unknown.length > MAX_KNOWN) this.known.clear();
+    if (this.known.size + unknown.length > MAX_KNOWN) this.forget();
     for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
       const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
       for (const row of this.st.lookup.all(JSON.stringify(chunk)) as (Known & { hash: Hash })[]) {
@@ -384,28 +429,8 @@ function prepare(db: Database.Database) {
   };
 }
 
-const bloomCache = () => new WeightedLru<number, Uint8Array>(64 * 1024 * 1024, (b) => b.length);
-
-/** The trigram keys of each literal of a query. */
-function literalKeys(query: LiteralQuery, into = new Map<string, number[]>()): Map<string, number[]> {
-  if (query.op === "lit") into.set(query.folded, trigramKeys(query.folded));
-  else if (query.op !== "all") for (const q of query.of) literalKeys(q, into);
-  return into;
-}
-
-/** Whether block `b`'s filter may satisfy `query` (never false when the block's text does). */
-function mayHold(blooms: Uint8Array, b: number, query: LiteralQuery, keys: Map<string, number[]>): boolean {
-  switch (query.op) {
-    case "all":
-      return true;
-    case "lit":
-      return (keys.get(query.folded) ?? []).every((key) => bloomHas(blooms, b, key));
-    case "and":
-      return query.of.every((q) => mayHold(blooms, b, q, keys));
-    case "or":
-      return query.of.some((q) => mayHold(blooms, b, q, keys));
-  }
-}
+// Weighed by the stored filters' size (fixed, as the cache needs; transposed they hold at most ~1.5x that).
+const bloomCache = () => new WeightedLru<number, BlockFilters>(64 * 1024 * 1024, (f) => f.blocks * BLOOM_BYTES);
 
 /** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
 function ftsExpression(query: LiteralQuery): string | null {

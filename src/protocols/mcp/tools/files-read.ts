@@ -2,8 +2,8 @@
 // plus `workspace`; results are capped by the session's limits.
 import { z } from "zod";
 import { capResults, checkRangeRead, checkWholeRead } from "../../../access/limits.js";
-import { normalizePath } from "../../../core/paths.js";
 import * as ops from "../../../ops/index.js";
+import type { Stat } from "../../../volume/volume.js";
 import { entryItem } from "../schemas.js";
 import { defineTool, onWorkspace, READ, type Tool } from "../tool.js";
 import { openVolume } from "./volume.js";
@@ -132,9 +132,8 @@ export const fileReadTools: readonly Tool[] = [
     annotations: READ,
     async run(ctx, input) {
       const { workspace, volume, args } = await openVolume(ctx, input);
-      const stat = await volume.stat(normalizePath(args.path));
-      if (stat?.kind === "file") checkWholeRead(ctx.limits, stat.path, stat.size, "file_lines with start and end");
-      return { workspace, ...(await ops.read(volume, args)) };
+      const check = (stat: Stat) => checkWholeRead(ctx.limits, stat.path, stat.size, "file_lines with start and end");
+      return { workspace, ...(await ops.read(volume, args, { check })) };
     },
     text: (r) => {
       const head = `[${r.path}: ${r.kind}, ${r.size} bytes, sha256 ${r.sha256}]`;
