@@ -106,6 +106,10 @@ describe.runIf(storeEnabled("redis"))("afs serve while redis-server is killed an
       )} ms; errors: ${[...new Set(failed.map((o) => o.error.slice(0, 60)))].join(" | ")}`,
     );
     expect(server.running(), "afs serve died").toBe(true);
+    // It said each time that it lost Redis and got it back, and nothing else (no stack traces).
+    const log = server.stderr().trim().split("\n").slice(1);
+    expect(log.filter((l) => !/^afs: (lost the connection to|reconnected to) Redis at /.test(l))).toEqual([]);
+    expect(log.at(-1)).toMatch(/^afs: reconnected to Redis/);
     expect(
       recovered(),
       `no run of ${RECOVERED_AFTER} acknowledged writes within ${RECOVERY_MS} ms of the last restart`,
@@ -132,6 +136,9 @@ describe.runIf(storeEnabled("redis"))("afs serve while redis-server is killed an
       const ws = await store.getWorkspace("storm");
       const events = await store.listEvents("storm", 0, 1_000_000);
       expect(events.map((e) => e.seq)).toEqual(Array.from({ length: ws?.revision ?? -1 }, (_, i) => i + 1));
+      // A write whose reply was lost is never applied twice: one event per path at most.
+      const paths = events.map((e) => e.path).filter((p) => p.endsWith(".txt"));
+      expect(paths.length - new Set(paths).size, "paths written twice").toBe(0);
       const written = new Map(events.map((e) => [e.path, e.newHash]));
       const unlogged = acked.filter((o) => written.get(o.path) !== sha256(contentOf(o.n)));
       expect(unlogged.map((o) => o.path)).toEqual([]);
