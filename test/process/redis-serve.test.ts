@@ -46,22 +46,31 @@ describe.runIf(storeEnabled("redis"))("two afs serve processes over one Redis", 
     await f?.cleanup();
   });
 
-  it("a write through one is read, listed and overwritten through the other", async () => {
+  it("a write through one is read and listed through the other, whatever the other read before", async () => {
     const token = workspace("shared");
     expect(a.url).not.toBe(b.url);
     const [sa, sb] = [await connect(a, token), await connect(b, token)];
+    const listing = async (s: Session) =>
+      (await s.ok<{ items: { path: string }[] }>("file_list", { path: "/docs" })).items.map((e) => e.path);
+
     await sa.ok("file_write", { path: "/docs/hello.md", content: "from a\n" });
     expect(await sb.ok("file_read", { path: "/docs/hello.md" })).toMatchObject({
       content: "from a\n",
       sha256: sha256("from a\n"),
     });
-    const listed = await sb.ok<{ items: { path: string }[] }>("file_list", { path: "/docs" });
-    expect(listed.items.map((e) => e.path)).toEqual(["/docs/hello.md"]);
+    expect(await listing(sb)).toEqual(["/docs/hello.md"]);
+
+    // b has read and listed; a changes both under it.
+    await sa.ok("file_write", { path: "/docs/hello.md", content: "again from a\n" });
+    await sa.ok("file_write", { path: "/docs/new.md", content: "new\n" });
+    expect((await sb.ok("file_read", { path: "/docs/hello.md" })).content).toBe("again from a\n");
+    expect(await listing(sb)).toEqual(["/docs/hello.md", "/docs/new.md"]);
 
     await sb.ok("file_write", { path: "/docs/hello.md", content: "from b\n" });
     expect((await sa.ok("file_read", { path: "/docs/hello.md" })).content).toBe("from b\n");
     await sa.ok("file_delete", { path: "/docs/hello.md" });
     expect((await sb.fail("file_read", { path: "/docs/hello.md" })).code).toBe("NOT_FOUND");
+    expect(await listing(sb)).toEqual(["/docs/new.md"]);
   });
 
   it(`${RACE_PATHS * 2} create_exclusive calls racing in pairs across both: one winner per path`, async () => {
