@@ -88,7 +88,10 @@ async function startServe(env: NodeJS.ProcessEnv, args: readonly string[]): Prom
     }),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`afs serve did not listen within 20 s: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`afs serve did not listen within 20 s: ${stderr}`));
+    }, 20_000);
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       const found = /listening on (\S+)/.exec(stderr);
