@@ -145,7 +145,7 @@ describe.runIf(storeEnabled("redis"))("afs serve while redis-server is killed an
     } finally {
       await store.close();
     }
-  }, 90_000);
+  }, 120_000);
 
   it("a call while Redis is down fails with IO_ERROR naming the server, and afs serves again once it is back", async () => {
     await f.redis.kill("SIGKILL");

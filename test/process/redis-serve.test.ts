@@ -11,6 +11,8 @@ import { connectHttp, post, toolCall } from "../mcp/serve.js";
 import type { Session } from "../mcp/session.js";
 import { type AfsServe, type Fleet, fleet, pool, sleep } from "./redis-fleet.js";
 
+/** Typically 15–20 s each on 2 cores; the bound leaves room for a machine running other suites. */
+const TEST_TIMEOUT_MS = 120_000;
 const RACE_PATHS = 500;
 const RACE_IN_FLIGHT = 16;
 const EDITORS = 8;
@@ -73,99 +75,107 @@ describe.runIf(storeEnabled("redis"))("two afs serve processes over one Redis", 
     expect(await listing(sb)).toEqual(["/docs/new.md"]);
   });
 
-  it(`${RACE_PATHS * 2} create_exclusive calls racing in pairs across both: one winner per path`, async () => {
-    const token = workspace("race");
-    const [sa, sb] = [await connect(a, token), await connect(b, token)];
-    const sides = [
-      { name: "a", s: sa },
-      { name: "b", s: sb },
-    ] as const;
-    const paths = Array.from({ length: RACE_PATHS }, (_, i) => `/race/${i % 10}/p${i}.txt`);
-    const contentOf = (side: string, path: string): string => `${path} created through ${side}\n`;
+  it(
+    `${RACE_PATHS * 2} create_exclusive calls racing in pairs across both: one winner per path`,
+    async () => {
+      const token = workspace("race");
+      const [sa, sb] = [await connect(a, token), await connect(b, token)];
+      const sides = [
+        { name: "a", s: sa },
+        { name: "b", s: sb },
+      ] as const;
+      const paths = Array.from({ length: RACE_PATHS }, (_, i) => `/race/${i % 10}/p${i}.txt`);
+      const contentOf = (side: string, path: string): string => `${path} created through ${side}\n`;
 
-    const outcomes = await pool(paths, RACE_IN_FLIGHT, async (path, i) => {
-      // Alternate which request leaves first, so neither server always has the head start.
-      const order = i % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
-      const results = await Promise.all(
-        order.map(async ({ name, s }) => {
-          const r = await s.call("file_create_exclusive", { path, content: contentOf(name, path) });
-          const code = r.isError ? (r.structuredContent as { error: { code: string } }).error.code : "won";
-          return { name, code };
+      const outcomes = await pool(paths, RACE_IN_FLIGHT, async (path, i) => {
+        // Alternate which request leaves first, so neither server always has the head start.
+        const order = i % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
+        const results = await Promise.all(
+          order.map(async ({ name, s }) => {
+            const r = await s.call("file_create_exclusive", { path, content: contentOf(name, path) });
+            const code = r.isError ? (r.structuredContent as { error: { code: string } }).error.code : "won";
+            return { name, code };
+          }),
+        );
+        return { path, results };
+      });
+
+      const wrong = outcomes.filter(
+        (o) =>
+          o.results.filter((r) => r.code === "won").length !== 1 ||
+          o.results.filter((r) => r.code === "ALREADY_EXISTS").length !== 1,
+      );
+      expect(wrong.slice(0, 5), `${wrong.length} paths without exactly one winner`).toEqual([]);
+      const winners = new Map(outcomes.map((o) => [o.path, o.results.find((r) => r.code === "won")?.name ?? "?"]));
+      const winsOfA = [...winners.values()].filter((w) => w === "a").length;
+      console.info(`create_exclusive races: a won ${winsOfA}, b won ${RACE_PATHS - winsOfA}`);
+
+      // The loser sees the winner's content, through the server that refused it.
+      const mismatched = await pool(outcomes, RACE_IN_FLIGHT, async ({ path, results }) => {
+        const loser = results.find((r) => r.code !== "won")?.name === "a" ? sa : sb;
+        const read = await loser.ok<{ content: string }>("file_read", { path });
+        return read.content === contentOf(winners.get(path) ?? "?", path) ? null : path;
+      });
+      expect(mismatched.filter(Boolean)).toEqual([]);
+
+      // The event log records one creation per path and never a write over it.
+      await withStore(f.store, async (store) => {
+        const events = await store.listEvents("race", 0, 100_000);
+        const writes = events.filter((e) => e.path.endsWith(".txt"));
+        expect(writes).toHaveLength(RACE_PATHS);
+        expect(new Set(writes.map((e) => e.path)).size).toBe(RACE_PATHS);
+        expect(writes.filter((e) => e.oldHash !== null)).toEqual([]);
+      });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    `${EDITORS} compare-and-swap editors across both lose no update`,
+    async () => {
+      const token = workspace("cas");
+      const seed = await connect(a, token);
+      await seed.ok("file_write", { path: "/counter.txt", content: "0\n" });
+      const editors = await Promise.all(Array.from({ length: EDITORS }, (_, n) => connect(n % 2 === 0 ? a : b, token)));
+
+      const reports = await Promise.all(
+        editors.map(async (s, n) => {
+          let done = 0;
+          let conflicts = 0;
+          const start = Date.now();
+          while (done < INCREMENTS) {
+            if (conflicts > 50 * INCREMENTS) throw new Error(`editor ${n}: ${conflicts} conflicts, giving up`);
+            const read = await s.ok<{ content: string; sha256: string }>("file_read", { path: "/counter.txt" });
+            const next = `${Number.parseInt(read.content, 10) + 1}\n`;
+            const r = await s.call("file_write", { path: "/counter.txt", content: next, expected_sha256: read.sha256 });
+            if (!r.isError) {
+              done++;
+              continue;
+            }
+            const { error } = r.structuredContent as { error: { code: string; message: string } };
+            if (error.code !== "CONFLICT") throw new Error(`editor ${n}: ${error.code}: ${error.message}`);
+            conflicts++;
+          }
+          return { done, conflicts, start, end: Date.now() };
         }),
       );
-      return { path, results };
-    });
 
-    const wrong = outcomes.filter(
-      (o) =>
-        o.results.filter((r) => r.code === "won").length !== 1 ||
-        o.results.filter((r) => r.code === "ALREADY_EXISTS").length !== 1,
-    );
-    expect(wrong.slice(0, 5), `${wrong.length} paths without exactly one winner`).toEqual([]);
-    const winners = new Map(outcomes.map((o) => [o.path, o.results.find((r) => r.code === "won")?.name ?? "?"]));
-    const winsOfA = [...winners.values()].filter((w) => w === "a").length;
-    console.info(`create_exclusive races: a won ${winsOfA}, b won ${RACE_PATHS - winsOfA}`);
-
-    // The loser sees the winner's content, through the server that refused it.
-    const mismatched = await pool(outcomes, RACE_IN_FLIGHT, async ({ path, results }) => {
-      const loser = results.find((r) => r.code !== "won")?.name === "a" ? sa : sb;
-      const read = await loser.ok<{ content: string }>("file_read", { path });
-      return read.content === contentOf(winners.get(path) ?? "?", path) ? null : path;
-    });
-    expect(mismatched.filter(Boolean)).toEqual([]);
-
-    // The event log records one creation per path and never a write over it.
-    await withStore(f.store, async (store) => {
-      const events = await store.listEvents("race", 0, 100_000);
-      const writes = events.filter((e) => e.path.endsWith(".txt"));
-      expect(writes).toHaveLength(RACE_PATHS);
-      expect(new Set(writes.map((e) => e.path)).size).toBe(RACE_PATHS);
-      expect(writes.filter((e) => e.oldHash !== null)).toEqual([]);
-    });
-  }, 60_000);
-
-  it(`${EDITORS} compare-and-swap editors across both lose no update`, async () => {
-    const token = workspace("cas");
-    const seed = await connect(a, token);
-    await seed.ok("file_write", { path: "/counter.txt", content: "0\n" });
-    const editors = await Promise.all(Array.from({ length: EDITORS }, (_, n) => connect(n % 2 === 0 ? a : b, token)));
-
-    const reports = await Promise.all(
-      editors.map(async (s, n) => {
-        let done = 0;
-        let conflicts = 0;
-        const start = Date.now();
-        while (done < INCREMENTS) {
-          if (conflicts > 50 * INCREMENTS) throw new Error(`editor ${n}: ${conflicts} conflicts, giving up`);
-          const read = await s.ok<{ content: string; sha256: string }>("file_read", { path: "/counter.txt" });
-          const next = `${Number.parseInt(read.content, 10) + 1}\n`;
-          const r = await s.call("file_write", { path: "/counter.txt", content: next, expected_sha256: read.sha256 });
-          if (!r.isError) {
-            done++;
-            continue;
-          }
-          const { error } = r.structuredContent as { error: { code: string; message: string } };
-          if (error.code !== "CONFLICT") throw new Error(`editor ${n}: ${error.code}: ${error.message}`);
-          conflicts++;
-        }
-        return { done, conflicts, start, end: Date.now() };
-      }),
-    );
-
-    // The editors really overlapped, or this would prove nothing.
-    expect(Math.max(...reports.map((r) => r.start))).toBeLessThan(Math.min(...reports.map((r) => r.end)));
-    const done = reports.reduce((sum, r) => sum + r.done, 0);
-    const conflicts = reports.reduce((sum, r) => sum + r.conflicts, 0);
-    console.info(`CAS editors: ${done} increments, ${conflicts} CONFLICT retries`);
-    expect(done).toBe(EDITORS * INCREMENTS);
-    for (const s of [editors[0], editors[1]] as Session[]) {
-      expect((await s.ok("file_read", { path: "/counter.txt" })).content).toBe(`${done}\n`);
-    }
-    await withStore(f.store, async (store) => {
-      const writes = (await store.listEvents("cas", 0, 100_000)).filter((e) => e.path === "/counter.txt");
-      expect(writes).toHaveLength(done + 1);
-    });
-  }, 60_000);
+      // The editors really overlapped, or this would prove nothing.
+      expect(Math.max(...reports.map((r) => r.start))).toBeLessThan(Math.min(...reports.map((r) => r.end)));
+      const done = reports.reduce((sum, r) => sum + r.done, 0);
+      const conflicts = reports.reduce((sum, r) => sum + r.conflicts, 0);
+      console.info(`CAS editors: ${done} increments, ${conflicts} CONFLICT retries`);
+      expect(done).toBe(EDITORS * INCREMENTS);
+      for (const s of [editors[0], editors[1]] as Session[]) {
+        expect((await s.ok("file_read", { path: "/counter.txt" })).content).toBe(`${done}\n`);
+      }
+      await withStore(f.store, async (store) => {
+        const writes = (await store.listEvents("cas", 0, 100_000)).filter((e) => e.path === "/counter.txt");
+        expect(writes).toHaveLength(done + 1);
+      });
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   it("a token revoked through one server is refused by the other on its next request", async () => {
     workspace("guarded");
