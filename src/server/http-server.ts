@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Limits } from "../access/limits.js";
 import { PROFILES, type Profile } from "../access/profiles.js";
-import { AfsError } from "../core/errors.js";
+import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Afs } from "../workspace/afs.js";
 import { type AuthMode, authenticate, challenge, refusalMessage } from "./auth.js";
 import { hostPolicy, isLoopback, refuseHost } from "./host-guard.js";
@@ -34,6 +34,12 @@ export interface Serving {
 }
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+/**
+ * The HTTP status of an AfsError thrown before MCP answers (the token lookup reads the store): a
+ * store that is down or slow is temporary (503, retry), anything else is a bug (500).
+ */
+const STATUS_BEFORE_MCP: Partial<Record<ErrorCode, number>> = { IO_ERROR: 503, TIMEOUT: 503 };
 
 export async function serveHttp(options: ServeOptions): Promise<Serving> {
   if (options.auth === "none" && !isLoopback(options.host)) {
@@ -78,6 +84,15 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
+      const status = e instanceof AfsError ? STATUS_BEFORE_MCP[e.code] : undefined;
+      if (e instanceof AfsError && status !== undefined) {
+        // Said to the client, not logged: the store already logs losing and regaining its server.
+        if (!res.headersSent) {
+          const error = { code: -32603, message: `${e.code}: ${e.message}`, data: { code: e.code } };
+          json(res, status, { jsonrpc: "2.0", error, id: null }, { "Retry-After": "1" });
+        } else res.end();
+        return;
+      }
       process.stderr.write(`afs serve: ${(e instanceof Error && e.stack) || String(e)}\n`);
       if (!res.headersSent) rpcError(res, 500, "internal error; see the server's log", {}, -32603);
       else res.end();

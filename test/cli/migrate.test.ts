@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open.js";
 import type { Store, WorkspaceDump } from "../../src/store/store.js";
+import { storeEnabled } from "../contract/stores.js";
+import { startRedis } from "../helpers/redis-server.js";
 import { type Cli, cli, ensureBuilt } from "./run.js";
 
 /** Everything a store holds of its workspaces and tokens, in a comparable form. */
@@ -88,6 +90,49 @@ describe("afs migrate", () => {
     expect(at(back, ["fs", "cat", "-w", "demo", "/after.md"])).toBe("more\n");
     expect(at(back, ["fsck"])).toContain("ok:");
   }, 120_000);
+
+  it.runIf(storeEnabled("redis"))(
+    "SQLite → Redis → SQLite: identical workspaces, history, tokens and templates",
+    async () => {
+      const redis = await startRedis();
+      try {
+        const middle = redis.url;
+        const back = `sqlite:${c.tmp("back-from-redis.db")}`;
+        const there = c.run(["migrate", "--from", source, "--to", middle]);
+        expect(there.stderr).toBe("");
+        expect(there.status).toBe(0);
+        expect(there.stdout).toContain("copied 2 workspaces");
+        expect(there.stdout).toContain("fsck of the target: ok");
+        const result = c.json<{ workspaces: string[]; tokens_copied: number; fsck: { ok: boolean } }>([
+          "migrate",
+          "--from",
+          middle,
+          "--to",
+          back,
+        ]);
+        expect(result.workspaces.sort()).toEqual(["branch", "demo"]);
+        expect(result.tokens_copied).toBe(2);
+        expect(result.fsck.ok).toBe(true);
+
+        const original = await contents(source);
+        expect(await contents(middle)).toEqual(original);
+        expect(await contents(back)).toEqual(original);
+
+        // On Redis and back, the copies work like the original.
+        const at = (url: string, args: string[]) => c.ok(["--store", url, ...args]);
+        expect(at(middle, ["fs", "cat", "-w", "branch", "/notes.md"])).toBe("second\n");
+        expect(at(middle, ["cp", "diff", "-w", "demo", "one"])).toBe(at(source, ["cp", "diff", "-w", "demo", "one"]));
+        const out = c.tmp("exported-from-redis");
+        at(middle, ["ws", "export", "demo", out]);
+        expect((await readFile(join(out, "big.bin"))).equals(big)).toBe(true);
+        expect(at(back, ["cp", "diff", "-w", "demo", "one"])).toBe(at(source, ["cp", "diff", "-w", "demo", "one"]));
+        expect(at(back, ["fsck"])).toContain("ok:");
+      } finally {
+        await redis.stop();
+      }
+    },
+    120_000,
+  );
 
   it("refuses to overwrite a workspace the target has, and copies only the named ones", async () => {
     const target = `sqlite:${c.tmp("partial.db")}`;
