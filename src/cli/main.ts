@@ -15,11 +15,8 @@ type Register = (program: Command) => void;
 const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Register>>> = {
   ws: async () => (await import("./commands/ws.js")).registerWorkspaceCommands,
   cp: async () => (await import("./commands/cp.js")).registerCheckpointCommands,
-  // `fs cat` is the hottest path of all and needs no operation schema.
-  fs: async (sub) =>
-    sub === "cat"
-      ? (await import("./commands/fs-cat.js")).registerFsCat
-      : (await import("./commands/fs.js")).registerFsCommands,
+  // Per subcommand: `afs fs ls` loads the list operation only, `afs fs cat` no operation at all.
+  fs: async (sub) => (await import("./commands/fs.js")).fsGroup(sub),
   index: async () => (await import("./commands/index.js")).registerIndexCommands,
   gc: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
   fsck: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
