@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The `afs` command line: global options, the command groups, and the one place where errors
 // become a line on stderr and an exit status.
 import { Command } from "commander";
@@ -94,4 +93,6 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code !== "EPIPE") process.exitCode = report(e);
 });
 // exitCode rather than exit(): stdout (possibly a pipe) drains before the process ends.
-process.exitCode = await main(process.argv.slice(2));
+void main(process.argv.slice(2)).then((status) => {
+  process.exitCode = status;
+});
