@@ -12,7 +12,7 @@ import { build } from "esbuild";
 const OUT = "dist/cli";
 
 // Earlier builds' bundles, caches and chunks: names carry a content hash, so they would pile up.
-for (const name of readdirSync(OUT)) if (/^(chunk-.*\.js|afs-.*\.cjs(\.cache)?)$/.test(name)) rmSync(join(OUT, name));
+for (const name of readdirSync(OUT)) if (/^(chunk-.*\.js|afs-.*\.cjs(\..*)?)$/.test(name)) rmSync(join(OUT, name));
 
 /**
  * zod's namespace re-exports every locale (`z.locales`, ~120 modules, a third of zod's code), which
@@ -64,11 +64,12 @@ await build({
   logLevel: "warning",
 });
 
-// The code cache: what `afs fs cat` compiles, the shortest path through the engine and the store
+// The code cache for this Node: what `afs fs cat` compiles, the shortest path through the engine and the store
 // (a command that needs more compiles the rest lazily, as without a cache).
 const home = mkdtempSync(join(tmpdir(), "afs-code-cache-"));
 try {
-  const base = { ...process.env, AFS_HOME: home };
+  // XDG_CACHE_HOME: the runs before the cache exists would write one into the user's cache.
+  const base = { ...process.env, AFS_HOME: home, XDG_CACHE_HOME: home };
   for (const key of ["AFS_STORE", "AFS_WORKSPACE", "AFS_WRITE_CODE_CACHE"]) delete base[key];
   const afs = (args, env = {}) => {
     const r = spawnSync(process.execPath, [join(OUT, "main.js"), ...args], { env: { ...base, ...env }, encoding: "utf8" });

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `afs` executable (built to dist/cli/main.js): runs the bundled command line from the V8 code
-// cache written beside it at build time, so a short command neither parses nor compiles the bundle
-// (Node 20 has no compile cache of its own). Built by scripts/bundle-cli.mjs.
-import { readFileSync, writeFileSync } from "node:fs";
+// The `afs` executable (built to dist/cli/main.js): runs the bundled command line from a V8 code
+// cache, so a short command neither parses nor compiles the bundle (Node 20 has no compile cache
+// of its own). Built by scripts/bundle-cli.mjs.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
@@ -21,26 +22,47 @@ type ModuleFunction = (
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const file = join(dir, AFS_BUNDLE);
-const cacheFile = `${file}.cache`;
+// A cache fits one V8: the build writes one for the Node that built it, beside the bundle; any
+// other Node writes its own into the user's cache directory on first use.
+const cacheName = `${AFS_BUNDLE}.${process.version}-${process.arch}.cache`;
+const shipped = join(dir, cacheName);
+const local = (): string => join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "afs", cacheName);
 
-function cached(): Buffer | undefined {
+function read(path: string): Buffer | undefined {
   try {
-    return readFileSync(cacheFile);
+    return readFileSync(path);
   } catch {
-    return undefined; // no cache: V8 compiles from source, as node would
+    return undefined;
   }
 }
 
+/** The cache to use, and where to write one when there is none (after running: the functions this command compiled). */
+function choose(): { cachedData?: Buffer; writeTo?: string } {
+  if (process.env.AFS_WRITE_CODE_CACHE === "1") return { writeTo: shipped };
+  const built = read(shipped);
+  if (built) return { cachedData: built };
+  const path = local();
+  const own = read(path);
+  return own ? { cachedData: own } : { writeTo: path };
+}
+
+const { cachedData, writeTo } = choose();
 // The bundle is ASCII (esbuild's charset option), so latin1 reads it without decoding UTF-8. V8
-// checks the cache against this source and its own version and flags, and compiles from source
-// when it does not fit (another Node, other V8 flags).
-const script = new Script(Module.wrap(readFileSync(file, "latin1")), {
-  filename: file,
-  cachedData: cached(),
-});
-// The build runs one short command with this set; the cache then holds what such a command compiles.
-if (process.env.AFS_WRITE_CODE_CACHE === "1") {
-  process.once("exit", () => writeFileSync(cacheFile, script.createCachedData()));
+// checks a cache against this source, its version and its flags, and compiles from source when it
+// does not fit.
+const script = new Script(Module.wrap(readFileSync(file, "latin1")), { filename: file, cachedData });
+if (writeTo) {
+  process.once("exit", () => {
+    try {
+      // Whole or not at all: another afs may be reading it.
+      const temp = `${writeTo}.${process.pid}`;
+      mkdirSync(dirname(writeTo), { recursive: true });
+      writeFileSync(temp, script.createCachedData());
+      renameSync(temp, writeTo);
+    } catch {
+      // Only speed is lost: the next start compiles again.
+    }
+  });
 }
 const module = { exports: {} };
 (script.runInThisContext() as ModuleFunction)(module.exports, createRequire(file), module, file, dir);

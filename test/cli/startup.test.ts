@@ -85,12 +85,14 @@ describe("the executable and its code cache", () => {
     return name;
   };
 
-  it("is built with a code cache for its bundle", () => {
+  const cacheName = (bundle: string): string => `${bundle}.${process.version}-${process.arch}.cache`;
+
+  it("is built with a code cache for its bundle and this Node", () => {
     const dir = join(ROOT, "dist/cli");
-    expect(existsSync(join(dir, `${bundleOf(dir)}.cache`))).toBe(true);
+    expect(existsSync(join(dir, cacheName(bundleOf(dir))))).toBe(true);
   });
 
-  it("still runs when the cache is missing or does not fit", () => {
+  it("without a cache for this Node writes one into the user's cache; runs whatever the cache holds", () => {
     // A copy of the executable inside the repository, so the bundle still finds node_modules and package.json.
     const base = join(ROOT, "node_modules/.cache", `afs-boot-${process.pid}`);
     const dir = join(base, "dist/cli");
@@ -100,14 +102,25 @@ describe("the executable and its code cache", () => {
       const bundle = bundleOf(join(ROOT, "dist/cli"));
       copyFileSync(MAIN, join(dir, "main.js"));
       copyFileSync(join(ROOT, "dist/cli", bundle), join(dir, bundle));
+      const xdg = join(base, "xdg");
       const run = (args: string[]) =>
-        spawnSync(process.execPath, [join(dir, "main.js"), ...args], { env: afs.env, encoding: "utf8" });
-      for (const cache of [null, Buffer.from("not a V8 code cache"), Buffer.alloc(0)]) {
-        if (cache) writeFileSync(join(dir, `${bundle}.cache`), cache);
+        spawnSync(process.execPath, [join(dir, "main.js"), ...args], {
+          env: { ...afs.env, XDG_CACHE_HOME: xdg },
+          encoding: "utf8",
+        });
+      const works = () => {
         const version = run(["--version"]);
         expect(version.stderr).toBe("");
         expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
         expect(run(["fs", "cat", "/a.txt", "-w", "s"]).stdout).toBe("one\ntwo\n");
+      };
+      works();
+      const own = join(xdg, "afs", cacheName(bundle));
+      expect(existsSync(own)).toBe(true);
+      works();
+      for (const cache of [Buffer.from("not a V8 code cache"), Buffer.alloc(0)]) {
+        writeFileSync(join(dir, cacheName(bundle)), cache);
+        works();
       }
     } finally {
       rmSync(base, { recursive: true, force: true });
