@@ -20,13 +20,22 @@ type ModuleFunction = (
   dirname: string,
 ) => void;
 
+/** FNV-1a, enough to tell flag sets apart in a file name. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16);
+}
+
 const dir = dirname(fileURLToPath(import.meta.url));
 const file = join(dir, AFS_BUNDLE);
-// A cache fits one V8: the build writes one for the Node that built it, beside the bundle; any
-// other Node writes its own into the user's cache directory on first use.
-const cacheName = `${AFS_BUNDLE}.${process.version}-${process.arch}.cache`;
+// A cache fits one V8 and one set of V8 flags (--max-old-space-size in NODE_OPTIONS is enough to
+// refuse it), so its name carries both.
+const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ").trim();
+const cacheName = `${AFS_BUNDLE}.${process.version}-${process.arch}${flags ? `.${fnv1a(flags)}` : ""}.cache`;
+// The build writes one beside the bundle; a Node or flags it did not know get one in the user's cache.
 const shipped = join(dir, cacheName);
-const local = (): string => join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "afs", cacheName);
+const local = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "afs", cacheName);
 
 function read(path: string): Buffer | undefined {
   try {
@@ -36,33 +45,31 @@ function read(path: string): Buffer | undefined {
   }
 }
 
-/** The cache to use, and where to write one when there is none (after running: the functions this command compiled). */
-function choose(): { cachedData?: Buffer; writeTo?: string } {
-  if (process.env.AFS_WRITE_CODE_CACHE === "1") return { writeTo: shipped };
-  const built = read(shipped);
-  if (built) return { cachedData: built };
-  const path = local();
-  const own = read(path);
-  return own ? { cachedData: own } : { writeTo: path };
+function write(path: string, data: Buffer): void {
+  try {
+    // Whole or not at all: another afs may be reading it.
+    const temp = `${path}.${process.pid}`;
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(temp, data);
+    renameSync(temp, path);
+  } catch {
+    // Only speed is lost: the next start compiles again.
+  }
 }
 
-const { cachedData, writeTo } = choose();
+const training = process.env.AFS_WRITE_CODE_CACHE === "1";
+const cachedData = training ? undefined : (read(local) ?? read(shipped));
 // The bundle is ASCII (esbuild's charset option), so latin1 reads it without decoding UTF-8. V8
 // checks a cache against this source, its version and its flags, and compiles from source when it
 // does not fit.
 const script = new Script(Module.wrap(readFileSync(file, "latin1")), { filename: file, cachedData });
-if (writeTo) {
-  process.once("exit", () => {
-    try {
-      // Whole or not at all: another afs may be reading it.
-      const temp = `${writeTo}.${process.pid}`;
-      mkdirSync(dirname(writeTo), { recursive: true });
-      writeFileSync(temp, script.createCachedData());
-      renameSync(temp, writeTo);
-    } catch {
-      // Only speed is lost: the next start compiles again.
-    }
-  });
+if (training) {
+  // The build's cache holds every function the command it runs compiled (see scripts/bundle-cli.mjs).
+  process.once("exit", () => write(shipped, script.createCachedData()));
+} else if (!cachedData || script.cachedDataRejected) {
+  // Written before running: a command may change V8 flags (grep does), and a cache made after
+  // that would never fit again.
+  write(local, script.createCachedData());
 }
 const module = { exports: {} };
 (script.runInThisContext() as ModuleFunction)(module.exports, createRequire(file), module, file, dir);

@@ -2,7 +2,7 @@
 // subcommand still parses and maps errors), and the executable runs the bundle from its V8 code
 // cache, falling back to compiling when the cache is missing or does not fit.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "./run.js";
@@ -92,7 +92,7 @@ describe("the executable and its code cache", () => {
     expect(existsSync(join(dir, cacheName(bundleOf(dir))))).toBe(true);
   });
 
-  it("without a cache for this Node writes one into the user's cache; runs whatever the cache holds", () => {
+  it("without a fitting cache writes one into the user's cache (per Node and V8 flags); runs whatever a cache holds", () => {
     // A copy of the executable inside the repository, so the bundle still finds node_modules and package.json.
     const base = join(ROOT, "node_modules/.cache", `afs-boot-${process.pid}`);
     const dir = join(base, "dist/cli");
@@ -103,24 +103,35 @@ describe("the executable and its code cache", () => {
       copyFileSync(MAIN, join(dir, "main.js"));
       copyFileSync(join(ROOT, "dist/cli", bundle), join(dir, bundle));
       const xdg = join(base, "xdg");
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [join(dir, "main.js"), ...args], {
-          env: { ...afs.env, XDG_CACHE_HOME: xdg },
-          encoding: "utf8",
-        });
-      const works = () => {
-        const version = run(["--version"]);
+      const env: NodeJS.ProcessEnv = { ...afs.env, XDG_CACHE_HOME: xdg };
+      delete env.NODE_OPTIONS;
+      const run = (args: string[], nodeFlags: string[] = []) =>
+        spawnSync(process.execPath, [...nodeFlags, join(dir, "main.js"), ...args], { env, encoding: "utf8" });
+      const works = (nodeFlags: string[] = []) => {
+        const version = run(["--version"], nodeFlags);
         expect(version.stderr).toBe("");
         expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-        expect(run(["fs", "cat", "/a.txt", "-w", "s"]).stdout).toBe("one\ntwo\n");
+        expect(run(["fs", "cat", "/a.txt", "-w", "s"], nodeFlags).stdout).toBe("one\ntwo\n");
       };
-      works();
       const own = join(xdg, "afs", cacheName(bundle));
-      expect(existsSync(own)).toBe(true);
+      const sizeOf = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
+
       works();
+      expect(sizeOf(own)).toBeGreaterThan(1000);
+      works();
+      // A cache V8 refuses is replaced.
+      writeFileSync(own, "not a V8 code cache");
+      works();
+      expect(sizeOf(own)).toBeGreaterThan(1000);
+      // Other V8 flags: a cache of their own.
+      works(["--max-old-space-size=300"]);
+      expect(readdirSync(join(xdg, "afs")).filter((n) => n.endsWith(".cache"))).toHaveLength(2);
+      // A broken cache beside the bundle is only slower.
+      rmSync(xdg, { recursive: true, force: true });
       for (const cache of [Buffer.from("not a V8 code cache"), Buffer.alloc(0)]) {
         writeFileSync(join(dir, cacheName(bundle)), cache);
         works();
+        rmSync(xdg, { recursive: true, force: true });
       }
     } finally {
       rmSync(base, { recursive: true, force: true });
