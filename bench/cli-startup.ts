@@ -57,7 +57,7 @@ function hits(stdout: string, prefix: string): string[] {
     .sort();
 }
 
-export async function main(rounds = 30): Promise<void> {
+export async function main(rounds = 20): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing; run npm run build first`);
   const work = await makeTempDir("afs-bench-startup-");
   const home = join(work, "home");
@@ -144,4 +144,4 @@ export async function main(rounds = 30): Promise<void> {
   }
 }
 
-if (isMain(import.meta.url)) await main(Number(process.argv[2] ?? 30));
+if (isMain(import.meta.url)) await main(Number(process.argv[2] ?? 20));
