@@ -101,6 +101,7 @@ describe("the executable and its code cache", () => {
       copyFileSync(join(ROOT, "package.json"), join(base, "package.json"));
       const bundle = bundleOf(join(ROOT, "dist/cli"));
       copyFileSync(MAIN, join(dir, "main.js"));
+      copyFileSync(join(ROOT, "dist/cli/package.json"), join(dir, "package.json"));
       copyFileSync(join(ROOT, "dist/cli", bundle), join(dir, bundle));
       const xdg = join(base, "xdg");
       const env: NodeJS.ProcessEnv = { ...afs.env, XDG_CACHE_HOME: xdg };
