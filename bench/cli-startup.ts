@@ -3,13 +3,15 @@
 // workspace) against an `rg` process on the same files exported to disk. Each round runs every
 // command once, in turn, so load drift hits all alike; medians over the rounds.
 // Goals (issue 10): `afs fs cat` of a small file ≤ 1.7× `node -e 0`; `afs fs grep` ≤ 1.5× rg.
-// Run: npm run build && node --import tsx bench/cli-startup.ts [ROUNDS]   (AFS_BENCH_TREE=DIR: another tree)
+// Run: npm run build && node --import tsx bench/cli-startup.ts [ROUNDS]   (AFS_BENCH_TREE=DIR: another tree;
+// AFS_BENCH_BEFORE_CLI=…/dist/cli/main.js of another build: its start-up rows interleaved in the same run)
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { emitJson, isMain, makeTempDir, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
 
 const CLI = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
+const BEFORE_CLI = process.env.AFS_BENCH_BEFORE_CLI;
 const TREE = process.env.AFS_BENCH_TREE ?? join(REPO_ROOT, "node_modules");
 const RARE = "createHash";
 const GOALS = { cat: 1.7, grep: 1.5 };
@@ -87,13 +89,21 @@ export async function main(rounds = 20): Promise<void> {
       `rare literal ${RARE}: afs ${afsHits.length} lines, rg ${rgHits.length} lines, ${same ? "identical" : "DIFFERENT"}`,
     );
 
+    const startup: [string, string[]][] = [
+      ["afs --version", ["--version"]],
+      ["afs fs cat /small.txt", ["fs", "cat", "/small.txt", "-w", "b"]],
+      ["afs fs ls /", ["fs", "ls", "/", "-w", "b"]],
+      ["afs status", ["status"]],
+      ["afs cp list", ["cp", "list", "-w", "b"]],
+    ];
     const cases: Case[] = [
       { label: "node -e 0", argv: [process.execPath, "-e", "0"], base: "node -e 0" },
-      { label: "afs --version", argv: afs("--version"), base: "node -e 0" },
-      { label: "afs fs cat /small.txt", argv: afs("fs", "cat", "/small.txt", "-w", "b"), base: "node -e 0" },
-      { label: "afs fs ls /", argv: afs("fs", "ls", "/", "-w", "b"), base: "node -e 0" },
-      { label: "afs status", argv: afs("status"), base: "node -e 0" },
-      { label: "afs cp list", argv: afs("cp", "list", "-w", "b"), base: "node -e 0" },
+      ...startup.flatMap(([label, args]): Case[] => [
+        { label, argv: afs(...args), base: "node -e 0" },
+        ...(BEFORE_CLI
+          ? [{ label: `(before) ${label}`, argv: [process.execPath, BEFORE_CLI, ...args], base: "node -e 0" }]
+          : []),
+      ]),
       { label: `rg -F ${RARE} (export)`, argv: rgArgv, base: `rg -F ${RARE} (export)`, cwd: exported },
       {
         label: `afs fs grep ${RARE} (tree)`,
@@ -135,6 +145,7 @@ export async function main(rounds = 20): Promise<void> {
       rows,
       goals: GOALS,
       tree,
+      before_cli: BEFORE_CLI ?? null,
       grep_identical: same,
       grep_lines: afsHits.length,
       loadavg: { before: loadBefore, after: loadAfter },
