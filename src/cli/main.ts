@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The `afs` command line: global options, the command groups, and the one place where errors
 // become a line on stderr and an exit status.
 import { Command } from "commander";
@@ -15,11 +14,8 @@ type Register = (program: Command) => void;
 const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Register>>> = {
   ws: async () => (await import("./commands/ws.js")).registerWorkspaceCommands,
   cp: async () => (await import("./commands/cp.js")).registerCheckpointCommands,
-  // `fs cat` is the hottest path of all and needs no operation schema.
-  fs: async (sub) =>
-    sub === "cat"
-      ? (await import("./commands/fs-cat.js")).registerFsCat
-      : (await import("./commands/fs.js")).registerFsCommands,
+  // Per subcommand: `afs fs ls` loads the list operation only, `afs fs cat` no operation at all.
+  fs: async (sub) => (await import("./commands/fs.js")).fsGroup(sub),
   index: async () => (await import("./commands/index.js")).registerIndexCommands,
   gc: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
   fsck: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
@@ -98,4 +94,6 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code !== "EPIPE") process.exitCode = report(e);
 });
 // exitCode rather than exit(): stdout (possibly a pipe) drains before the process ends.
-process.exitCode = await main(process.argv.slice(2));
+void main(process.argv.slice(2)).then((status) => {
+  process.exitCode = status;
+});

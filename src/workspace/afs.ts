@@ -15,8 +15,7 @@ import { SqliteTextIndex } from "../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../store/search/vector-store-sqlite.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
 import { maskStoreUrl } from "../store/url.js";
-import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
-import { AttachedVolume } from "./attached-volume.js";
+import type { AttachedVolume } from "./attached-volume.js";
 import { attachments, realDirectory, setAttachment, workspaceNameFor } from "./attachments.js";
 import { BlobCache } from "./blob-cache.js";
 import {
@@ -37,16 +36,15 @@ import {
   type WorkspaceInfo,
   workspaceInfo,
 } from "./context.js";
-import { type Change, type DiffSummary, diffTrees, summarize } from "./diff.js";
+import type { Change, DiffSummary } from "./diff.js";
 import { fold } from "./fold.js";
-import { checkStore, collectGarbage, DEFAULT_GC_GRACE_MS, type IndexPruned } from "./gc.js";
+import type { IndexPruned } from "./gc.js";
 import { SubtreeListings } from "./listings.js";
 import { checkName } from "./names.js";
-import { type RecordOptions, type RecordResult, recordDirectory, VerifiedStats } from "./record.js";
+import type { RecordOptions, RecordResult, VerifiedStats } from "./record.js";
 import { notFoundWorkspace } from "./snapshot.js";
-import { syncTree } from "./sync-dir.js";
 import { findWorkspace, setTemplate, templateSlugs, templateSource } from "./templates.js";
-import { exportTree, type ImportOptions, importTree, type Progress, type SkippedFile } from "./transfer.js";
+import type { ImportOptions, Progress, SkippedFile } from "./transfer.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader, TreeWriter } from "./tree.js";
 import { VERSION } from "./version.js";
 import { WorkspaceVolume } from "./workspace-volume.js";
@@ -98,7 +96,7 @@ export class Afs {
    */
   private readonly caches = { listings: new SubtreeListings(), blobs: new BlobCache() };
   /** Stats of attached files read and found unchanged, so records need not read them again. */
-  private readonly verified = new VerifiedStats();
+  private verified: VerifiedStats | undefined;
   private indexDb: IndexDb | undefined;
   private chunkIndex: ChunkIndex | undefined;
   private contentIndex: SqliteTextIndex | undefined;
@@ -243,6 +241,7 @@ export class Afs {
   ): Promise<{ workspace: WorkspaceInfo; files: number; bytes: number; skipped: SkippedFile[] }> {
     checkName("workspace", name);
     if (await this.store.getWorkspace(name)) throw alreadyExists(name);
+    const { importTree } = await import("./transfer.js");
     const imported = await importTree(this.store, dir, options);
     const workspace = await this.createWithRoot(name, imported.root, {
       kind: "import",
@@ -267,6 +266,7 @@ export class Afs {
       const root = options.checkpoint
         ? (await getCheckpoint(this.ctx, name, options.checkpoint)).root
         : (await this.liveRoot(name)).root;
+      const { exportTree } = await import("./transfer.js");
       return exportTree(this.store, this.ctx.trees, root, dir, options.onProgress);
     }
     const target = options.checkpoint ? await getCheckpoint(this.ctx, name, options.checkpoint) : null;
@@ -286,6 +286,7 @@ export class Afs {
       safety = await this.keepDirectory(name, real, `${real} before exporting ${what}`);
     }
     const root = target?.root ?? (await this.liveRoot(name)).root;
+    const { syncTree } = await import("./sync-dir.js");
     const synced = await syncTree(this.store, this.ctx.trees, root, real);
     if (attached && target) await this.restoreCheckpoint(name, target.name);
     return { files: synced.files, bytes: synced.bytes, written: synced.written, removed: synced.removed, safety };
@@ -293,6 +294,7 @@ export class Afs {
 
   /** Records what a directory holds as a safety checkpoint of `name`, head unmoved (null: nothing to keep). */
   private async keepDirectory(name: string, dir: string, description: string): Promise<CheckpointInfo | null> {
+    const { importTree } = await import("./transfer.js");
     const { root } = await importTree(this.store, dir);
     return root === EMPTY_TREE ? null : keepRoot(this.ctx, name, root, description);
   }
@@ -307,11 +309,17 @@ export class Afs {
     const live = new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.caches, name, actor, indexes);
     const dir = await this.attachedDirectory(name);
     if (!dir) return live;
+    // Only attached workspaces need the directory machinery; a read of a stored one loads none of it.
+    const [{ AttachedVolume }, { LocalDirVolume }, { verified }] = await Promise.all([
+      import("./attached-volume.js"),
+      import("../volume/local-dir/local-dir-volume.js"),
+      this.recording(),
+    ]);
     return new AttachedVolume(name, dir, new LocalDirVolume(dir, { actor }), {
       live,
       record: (paths) => this.recordDirectory(name, { paths }),
       updatedAt: async () => (await this.requireWorkspace(name)).updatedAt,
-      verified: this.verified,
+      verified,
       ...indexes,
     });
   }
@@ -384,7 +392,15 @@ export class Afs {
    * when given: a watcher's changes), as one commit; nothing changed, nothing committed.
    */
   async recordDirectory(name: string, options: RecordOptions = {}): Promise<RecordResult> {
-    return recordDirectory(this.ctx, name, await this.requireAttached(name), this.verified, options);
+    const { record, verified } = await this.recording();
+    return record.recordDirectory(this.ctx, name, await this.requireAttached(name), verified, options);
+  }
+
+  /** Recording's module and the stats it shares with attached volumes, loaded on first use. */
+  private async recording(): Promise<{ record: typeof import("./record.js"); verified: VerifiedStats }> {
+    const record = await import("./record.js");
+    this.verified ??= new record.VerifiedStats();
+    return { record, verified: this.verified };
   }
 
   // --- checkpoints -------------------------------------------------------------------------
@@ -413,6 +429,7 @@ export class Afs {
   async diff(workspace: string, base: string, target?: string): Promise<DiffResult> {
     const from = await getCheckpoint(this.ctx, workspace, base);
     const to = target ? (await getCheckpoint(this.ctx, workspace, target)).root : (await this.liveRoot(workspace)).root;
+    const { diffTrees, summarize } = await import("./diff.js");
     const changes = await diffTrees(this.store, this.ctx.trees, from.root, to);
     return { workspace, base, target: target ?? "live", summary: summarize(changes), changes };
   }
@@ -420,7 +437,8 @@ export class Afs {
   // --- maintenance -------------------------------------------------------------------------
 
   /** Deletes what nothing uses, and the search index rows of blobs gone from the store. */
-  gc(options: { graceMs?: number } = {}) {
+  async gc(options: { graceMs?: number } = {}) {
+    const { collectGarbage, DEFAULT_GC_GRACE_MS } = await import("./gc.js");
     return collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS, (deleted) =>
       this.pruneIndexes(deleted),
     );
@@ -435,7 +453,8 @@ export class Afs {
     return { text_blobs, query_blobs: query.blobs, chunks: query.chunks, vectors: query.vectors };
   }
 
-  fsck() {
+  async fsck() {
+    const { checkStore } = await import("./gc.js");
     return checkStore(this.store, this.ctx.trees);
   }
 

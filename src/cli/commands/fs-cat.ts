@@ -9,11 +9,9 @@ import { withWorkspace, workspaceOption } from "../context.js";
 import { emit, type JsonFlag } from "../output.js";
 import { leaf } from "./leaf.js";
 
-export const CAT_SUMMARY = "write a file's bytes to stdout (binary too)";
-
-export function registerFsCat(program: Command): void {
-  const fs = program.command("fs").description("read and edit files in a workspace's live state");
-  workspaceOption(leaf(fs, "cat", CAT_SUMMARY))
+/** Registers `cat` on the `fs` group. */
+export function registerFsCat(fs: Command): void {
+  workspaceOption(leaf(fs, "cat", "write a file's bytes to stdout (binary too)"))
     .argument("<path>", "the file to print")
     .action((path: string, flags: JsonFlag, cmd: Command) =>
       withWorkspace(cmd, async (afs, workspace) => {

@@ -1,13 +1,15 @@
-// `afs fs …`: the file operations on a workspace's live state. Each entry maps the CLI's
-// arguments and flags onto one operation's arguments; the operation's schema does the rest.
+// `afs fs …`: the file operations on a workspace's live state. Each subcommand maps the CLI's
+// arguments and flags onto one operation's arguments (the operation's schema does the rest) and
+// imports that operation only when it runs, so `afs fs ls` never compiles grep, query or zod twice over.
 import type { Command } from "commander";
-import { AfsError } from "../../core/errors.js";
-import type { EntryItem } from "../../ops/index.js";
-import * as ops from "../../ops/index.js";
+import type { EntryItem } from "../../ops/common.js";
+import type { GrepResult } from "../../ops/grep.js";
+import type { QueryResult } from "../../ops/query.js";
 import type { MutationResult } from "../../volume/volume.js";
-import { registerOp } from "../op-command.js";
 import { bytes, plural, shortTime, table } from "../output.js";
-import { CAT_SUMMARY } from "./fs-cat.js";
+
+/** Registers one subcommand on the `fs` group (its operation already imported). */
+type Leaf = (fs: Command) => void;
 
 const short = (hash: string | null): string => (hash ? hash.slice(0, 12) : "-");
 const wrote = (verb: string, r: MutationResult): string =>
@@ -24,13 +26,7 @@ const listing = (items: readonly EntryItem[]): string[] =>
     ]),
   );
 
-function renderGrep(r: ops.GrepResult): string[] {
-  // The note goes to stderr so stdout stays the results.
-  if (r.cursor) process.stderr.write(`afs: more results; continue with --cursor ${r.cursor}\n`);
-  return ops.grepText(r);
-}
-
-function renderQuery(r: ops.QueryResult): string[] {
+function renderQuery(r: QueryResult): string[] {
   // Warnings go to stderr so stdout stays the results.
   for (const w of r.warnings) process.stderr.write(`afs: warning: ${w}\n`);
   const explained = new Map((r.explain?.results ?? []).map((e) => [`${e.path}\0${e.chunk_id}`, e]));
@@ -48,201 +44,273 @@ function renderQuery(r: ops.QueryResult): string[] {
   });
 }
 
-export function registerFsCommands(program: Command): void {
-  const fs = program.command("fs").description("read and edit files in a workspace's live state");
+/** The CLI's operation-to-command helper (it loads zod), imported with each operation. */
+const opCommand = () => import("../op-command.js");
 
-  registerOp(fs, {
-    name: "ls",
-    summary: "list a directory",
-    schema: ops.listArgs,
-    run: ops.list,
-    positionals: { path: "path" },
-    flags: { "--depth <n>": "depth" },
-    render: (r) => listing(r.items),
-  });
+/**
+ * Each subcommand, in help order, loading its operation only when registered: running one loads
+ * one operation; help (or a name afs does not know) registers them all.
+ */
+const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
+  ls: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/list.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "ls",
+        summary: "list a directory",
+        schema: op.listArgs,
+        run: op.list,
+        positionals: { path: "path" },
+        flags: { "--depth <n>": "depth" },
+        render: (r) => listing(r.items),
+      });
+  },
 
-  registerOp(fs, {
-    name: "cat",
-    summary: CAT_SUMMARY,
-    schema: ops.readArgs,
-    run: ops.read,
-    positionals: { path: "path" },
-    fixed: { encoding: "base64" },
-    jsonFixed: {},
-    render: (r) => r.content ?? "",
-    raw: (r) => {
-      if (r.kind === "symlink") {
-        throw new AfsError("INVALID_ARGUMENT", `${r.path} is a symlink to ${r.target}; cat the target instead`);
-      }
-      return Buffer.from(r.content ?? "", "base64");
-    },
-  });
+  // The hottest command of all has its own path that loads no operation schema (and no zod).
+  cat: async () => (await import("./fs-cat.js")).registerFsCat,
 
-  registerOp(fs, {
-    name: "lines",
-    summary: "print lines START to END of a text file (END default: the last line)",
-    schema: ops.linesArgs,
-    run: ops.lines,
-    positionals: { path: "path", start: "start", end: "end" },
-    render: (r) => r.content.replace(/\r?\n$/, ""),
-  });
+  lines: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/lines.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "lines",
+        summary: "print lines START to END of a text file (END default: the last line)",
+        schema: op.linesArgs,
+        run: op.lines,
+        positionals: { path: "path", start: "start", end: "end" },
+        render: (r) => r.content.replace(/\r?\n$/, ""),
+      });
+  },
 
-  registerOp(fs, {
-    name: "glob",
-    summary: "find entries whose name (or relative path, when PATTERN has a /) matches a glob",
-    schema: ops.globArgs,
-    run: ops.glob,
-    positionals: { pattern: "pattern" },
-    flags: { "--path <dir>": "path", "--kind <kind>": "kind" },
-    render: (r) => r.items.map((i) => i.path),
-  });
+  glob: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/glob.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "glob",
+        summary: "find entries whose name (or relative path, when PATTERN has a /) matches a glob",
+        schema: op.globArgs,
+        run: op.glob,
+        positionals: { pattern: "pattern" },
+        flags: { "--path <dir>": "path", "--kind <kind>": "kind" },
+        render: (r) => r.items.map((i) => i.path),
+      });
+  },
 
-  registerOp(fs, {
-    name: "grep",
-    summary: "search text files for lines matching PATTERN (a fixed string unless --regexp or --glob)",
-    schema: ops.grepArgs,
-    run: ops.grep,
-    positionals: { pattern: "pattern", path: "path" },
-    flags: {
-      "-i, --ignore-case": "ignore_case",
-      "-F, --fixed-strings": "fixed_strings",
-      "-E, --regexp": "regexp",
-      "--glob": "glob",
-      "-w, --word-regexp": "word_regexp",
-      "-x, --line-regexp": "line_regexp",
-      "-v, --invert-match": "invert_match",
-      "-l, --files-with-matches": "files_with_matches",
-      "-c, --count": "count",
-      "-m, --max-count <n>": "max_count",
-      "-B, --context-before <n>": "context_before",
-      "-A, --context-after <n>": "context_after",
-      "--include <glob>": "include",
-      "--exclude <glob>": "exclude",
-      "--limit <n>": "limit",
-      "--cursor <cursor>": "cursor",
-    },
-    render: renderGrep,
-  });
+  grep: async () => {
+    const [{ registerOp }, op, { grepText }] = await Promise.all([
+      opCommand(),
+      import("../../ops/grep.js"),
+      import("../../ops/grep-text.js"),
+    ]);
+    const render = (r: GrepResult): string[] => {
+      // The note goes to stderr so stdout stays the results.
+      if (r.cursor) process.stderr.write(`afs: more results; continue with --cursor ${r.cursor}\n`);
+      return grepText(r);
+    };
+    return (fs) =>
+      registerOp(fs, {
+        name: "grep",
+        summary: "search text files for lines matching PATTERN (a fixed string unless --regexp or --glob)",
+        schema: op.grepArgs,
+        run: op.grep,
+        positionals: { pattern: "pattern", path: "path" },
+        flags: {
+          "-i, --ignore-case": "ignore_case",
+          "-F, --fixed-strings": "fixed_strings",
+          "-E, --regexp": "regexp",
+          "--glob": "glob",
+          "-w, --word-regexp": "word_regexp",
+          "-x, --line-regexp": "line_regexp",
+          "-v, --invert-match": "invert_match",
+          "-l, --files-with-matches": "files_with_matches",
+          "-c, --count": "count",
+          "-m, --max-count <n>": "max_count",
+          "-B, --context-before <n>": "context_before",
+          "-A, --context-after <n>": "context_after",
+          "--include <glob>": "include",
+          "--exclude <glob>": "exclude",
+          "--limit <n>": "limit",
+          "--cursor <cursor>": "cursor",
+        },
+        render,
+      });
+  },
 
-  registerOp(fs, {
-    name: "query",
-    summary:
-      "rank files for a question or concept (keyword BM25, fused with semantic search when embeddings are configured)",
-    schema: ops.queryArgs,
-    run: ops.query,
-    positionals: { query: "query", path: "path" },
-    flags: {
-      "-m, --mode <mode>": "mode",
-      "--searches <json>": "searches",
-      "--intent <text>": "intent",
-      "-n, --limit <n>": "limit",
-      "--all": "all",
-      "--min-score <score>": "min_score",
-      "--candidate-limit <n>": "candidate_limit",
-      "--rerank <mode>": "rerank",
-      "--explain": "explain",
-      "--chunk-strategy <name>": "chunk_strategy",
-    },
-    render: renderQuery,
-  });
+  query: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/query.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "query",
+        summary:
+          "rank files for a question or concept (keyword BM25, fused with semantic search when embeddings are configured)",
+        schema: op.queryArgs,
+        run: op.query,
+        positionals: { query: "query", path: "path" },
+        flags: {
+          "-m, --mode <mode>": "mode",
+          "--searches <json>": "searches",
+          "--intent <text>": "intent",
+          "-n, --limit <n>": "limit",
+          "--all": "all",
+          "--min-score <score>": "min_score",
+          "--candidate-limit <n>": "candidate_limit",
+          "--rerank <mode>": "rerank",
+          "--explain": "explain",
+          "--chunk-strategy <name>": "chunk_strategy",
+        },
+        render: renderQuery,
+      });
+  },
 
-  registerOp(fs, {
-    name: "write",
-    summary: "replace a file's whole content (creating it and its parents)",
-    schema: ops.writeArgs,
-    run: ops.write,
-    positionals: { path: "path" },
-    flags: { "--expected-sha256 <hash>": "expected_sha256" },
-    content: "content",
-    render: (r) => wrote("wrote", r),
-  });
+  write: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/write.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "write",
+        summary: "replace a file's whole content (creating it and its parents)",
+        schema: op.writeArgs,
+        run: op.write,
+        positionals: { path: "path" },
+        flags: { "--expected-sha256 <hash>": "expected_sha256" },
+        content: "content",
+        render: (r) => wrote("wrote", r),
+      });
+  },
 
-  registerOp(fs, {
-    name: "create",
-    summary: "create a file only if nothing exists at PATH (fails with ALREADY_EXISTS otherwise)",
-    schema: ops.createExclusiveArgs,
-    run: ops.createExclusive,
-    positionals: { path: "path" },
-    content: "content",
-    render: (r) => wrote("created", r),
-  });
+  create: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/create-exclusive.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "create",
+        summary: "create a file only if nothing exists at PATH (fails with ALREADY_EXISTS otherwise)",
+        schema: op.createExclusiveArgs,
+        run: op.createExclusive,
+        positionals: { path: "path" },
+        content: "content",
+        render: (r) => wrote("created", r),
+      });
+  },
 
-  registerOp(fs, {
-    name: "replace",
-    summary: "replace an exact piece of text (it must match once unless --all or --expected-occurrences)",
-    schema: ops.replaceArgs,
-    run: ops.replace,
-    positionals: { path: "path" },
-    flags: {
-      "--old <text>": "old",
-      "--new <text>": "new",
-      "--all": "all",
-      "--expected-occurrences <n>": "expected_occurrences",
-      "--start-line <n>": "start_line",
-      "--context-before <text>": "context_before",
-      "--context-after <text>": "context_after",
-      "--expected-sha256 <hash>": "expected_sha256",
-    },
-    render: (r) => `replaced ${plural(r.replacements, "occurrence")} in ${r.path} (sha256 ${short(r.sha256)})`,
-  });
+  replace: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/replace.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "replace",
+        summary: "replace an exact piece of text (it must match once unless --all or --expected-occurrences)",
+        schema: op.replaceArgs,
+        run: op.replace,
+        positionals: { path: "path" },
+        flags: {
+          "--old <text>": "old",
+          "--new <text>": "new",
+          "--all": "all",
+          "--expected-occurrences <n>": "expected_occurrences",
+          "--start-line <n>": "start_line",
+          "--context-before <text>": "context_before",
+          "--context-after <text>": "context_after",
+          "--expected-sha256 <hash>": "expected_sha256",
+        },
+        render: (r) => `replaced ${plural(r.replacements, "occurrence")} in ${r.path} (sha256 ${short(r.sha256)})`,
+      });
+  },
 
-  registerOp(fs, {
-    name: "insert",
-    summary: "insert lines after LINE (0 = at the beginning, -1 = at the end)",
-    schema: ops.insertArgs,
-    run: ops.insert,
-    positionals: { path: "path", line: "line" },
-    flags: { "--expected-sha256 <hash>": "expected_sha256" },
-    content: "content",
-    render: (r) => `inserted ${plural(r.inserted_lines, "line")} into ${r.path} (sha256 ${short(r.sha256)})`,
-  });
+  insert: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/insert.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "insert",
+        summary: "insert lines after LINE (0 = at the beginning, -1 = at the end)",
+        schema: op.insertArgs,
+        run: op.insert,
+        positionals: { path: "path", line: "line" },
+        flags: { "--expected-sha256 <hash>": "expected_sha256" },
+        content: "content",
+        render: (r) => `inserted ${plural(r.inserted_lines, "line")} into ${r.path} (sha256 ${short(r.sha256)})`,
+      });
+  },
 
-  registerOp(fs, {
-    name: "delete-lines",
-    summary: "delete lines START to END, inclusive (-1 = the last line)",
-    schema: ops.deleteLinesArgs,
-    run: ops.deleteLines,
-    positionals: { path: "path", start: "start", end: "end" },
-    flags: { "--expected-sha256 <hash>": "expected_sha256" },
-    render: (r) => `deleted ${plural(r.deleted_lines, "line")} from ${r.path} (sha256 ${short(r.sha256)})`,
-  });
+  "delete-lines": async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/delete-lines.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "delete-lines",
+        summary: "delete lines START to END, inclusive (-1 = the last line)",
+        schema: op.deleteLinesArgs,
+        run: op.deleteLines,
+        positionals: { path: "path", start: "start", end: "end" },
+        flags: { "--expected-sha256 <hash>": "expected_sha256" },
+        render: (r) => `deleted ${plural(r.deleted_lines, "line")} from ${r.path} (sha256 ${short(r.sha256)})`,
+      });
+  },
 
-  registerOp(fs, {
-    name: "patch",
-    summary: "apply several edits to one file at once, all or nothing",
-    schema: ops.patchArgs,
-    run: ops.patch,
-    positionals: { path: "path" },
-    flags: { "--patches <json>": "patches", "--expected-sha256 <hash>": "expected_sha256" },
-    render: (r) => `applied ${plural(r.patches_applied, "patch", "patches")} to ${r.path} (sha256 ${short(r.sha256)})`,
-  });
+  patch: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/patch.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "patch",
+        summary: "apply several edits to one file at once, all or nothing",
+        schema: op.patchArgs,
+        run: op.patch,
+        positionals: { path: "path" },
+        flags: { "--patches <json>": "patches", "--expected-sha256 <hash>": "expected_sha256" },
+        render: (r) =>
+          `applied ${plural(r.patches_applied, "patch", "patches")} to ${r.path} (sha256 ${short(r.sha256)})`,
+      });
+  },
 
-  registerOp(fs, {
-    name: "rm",
-    summary: "delete a file, symlink or directory",
-    schema: ops.deleteArgs,
-    run: ops.remove,
-    positionals: { path: "path" },
-    flags: { "-r, --recursive": "recursive" },
-    render: (r) => `deleted ${r.path}`,
-  });
+  rm: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/delete.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "rm",
+        summary: "delete a file, symlink or directory",
+        schema: op.deleteArgs,
+        run: op.remove,
+        positionals: { path: "path" },
+        flags: { "-r, --recursive": "recursive" },
+        render: (r) => `deleted ${r.path}`,
+      });
+  },
 
-  registerOp(fs, {
-    name: "mkdir",
-    summary: "create a directory and any missing parents",
-    schema: ops.mkdirArgs,
-    run: ops.mkdir,
-    positionals: { path: "path" },
-    render: (r) => `created directory ${r.path}`,
-  });
+  mkdir: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/mkdir.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "mkdir",
+        summary: "create a directory and any missing parents",
+        schema: op.mkdirArgs,
+        run: op.mkdir,
+        positionals: { path: "path" },
+        render: (r) => `created directory ${r.path}`,
+      });
+  },
 
-  registerOp(fs, {
-    name: "mv",
-    summary: "move a file, symlink or directory",
-    schema: ops.renameArgs,
-    run: ops.rename,
-    positionals: { from: "path", to: "new_path" },
-    flags: { "--overwrite": "overwrite" },
-    render: (_r, args) => `moved ${args.path} to ${args.new_path}`,
-  });
+  mv: async () => {
+    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/rename.js")]);
+    return (fs) =>
+      registerOp(fs, {
+        name: "mv",
+        summary: "move a file, symlink or directory",
+        schema: op.renameArgs,
+        run: op.rename,
+        positionals: { from: "path", to: "new_path" },
+        flags: { "--overwrite": "overwrite" },
+        render: (_r, args) => `moved ${args.path} to ${args.new_path}`,
+      });
+  },
+};
+
+/**
+ * The `fs` group: only `sub` when it names a subcommand (the one about to run), else all of them
+ * (help, `afs fs help ls`, a typo that commander answers with the list).
+ */
+export async function fsGroup(sub: string | undefined): Promise<(program: Command) => void> {
+  const chosen = Object.entries(FS_COMMANDS).filter(
+    ([name]) => sub === undefined || !Object.hasOwn(FS_COMMANDS, sub) || name === sub,
+  );
+  const leaves = await Promise.all(chosen.map(([, load]) => load()));
+  return (program) => {
+    const fs = program.command("fs").description("read and edit files in a workspace's live state");
+    for (const leaf of leaves) leaf(fs);
+  };
 }
