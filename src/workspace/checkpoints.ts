@@ -47,18 +47,22 @@ export async function createCheckpoint(
   options: CreateCheckpointOptions = {},
 ): Promise<{ checkpoint: CheckpointInfo; created: boolean }> {
   if (options.name !== undefined) checkName("checkpoint", options.name);
+  // Once, outside the retries: the head move refuses a name taken meanwhile all the same.
+  if (options.name !== undefined && (await ctx.store.getCheckpoint(workspace, options.name))) {
+    throw new AfsError(
+      "ALREADY_EXISTS",
+      `checkpoint ${options.name} already exists in ${workspace}; pick another name`,
+    );
+  }
   const started = Date.now();
+  // Between reading the revision and moving head, every round trip to the store is time for
+  // another writer to win: the head's record is fetched only when it is the answer.
   for (let attempt = 0; ; attempt++) {
     const snap = await snapshot(ctx, workspace);
-    const head = await requireCheckpointById(ctx, snap.workspace.head);
-    if (options.name !== undefined && (await ctx.store.getCheckpoint(workspace, options.name))) {
-      throw new AfsError(
-        "ALREADY_EXISTS",
-        `checkpoint ${options.name} already exists in ${workspace}; pick another name`,
-      );
-    }
     const rows = await ctx.store.overlayUnder(workspace, "/");
-    if (rows.length === 0) return { checkpoint: checkpointInfo(head), created: false };
+    if (rows.length === 0) {
+      return { checkpoint: checkpointInfo(await requireCheckpointById(ctx, snap.workspace.head)), created: false };
+    }
     const writer = new TreeWriter();
     const root = await fold(snap.root, rows, ctx.trees, writer);
     const kind = options.kind ?? "manual";
@@ -70,7 +74,7 @@ export async function createCheckpoint(
             workspace,
             name: options.name ?? `${kind === "safety" ? "safety" : "cp"}-${snap.revision}`,
             root,
-            parent: head.id,
+            parent: snap.workspace.head,
             createdAt: Date.now(),
             actor: ctx.actor,
             kind,
@@ -81,12 +85,14 @@ export async function createCheckpoint(
       await ctx.store.moveHead(workspace, {
         expectRevision: snap.revision,
         checkpoint: record,
-        head: record?.id ?? head.id,
+        head: record?.id ?? snap.workspace.head,
         clearOverlay: true,
         event: { op: "checkpoint", path: "/", oldHash: snap.root, newHash: root, actor: ctx.actor },
       });
-      if (record) ctx.roots.set(record.id, root);
-      return { checkpoint: checkpointInfo(record ?? head), created: record !== null };
+      if (!record)
+        return { checkpoint: checkpointInfo(await requireCheckpointById(ctx, snap.workspace.head)), created: false };
+      ctx.roots.set(record.id, root);
+      return { checkpoint: checkpointInfo(record), created: true };
     } catch (e) {
       if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
     }

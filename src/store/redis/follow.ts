@@ -54,7 +54,16 @@ export class RedisFollowers {
   constructor(private readonly deps: FollowDeps) {}
 
   follow(stream: string, afterSeq: number, list: List, onEvents: OnEvents): EventFollower {
-    const f: Follower = { stream, seq: afterSeq, list, onEvents, closed: false, running: false, again: false, failures: 0 };
+    const f: Follower = {
+      stream,
+      seq: afterSeq,
+      list,
+      onEvents,
+      closed: false,
+      running: false,
+      again: false,
+      failures: 0,
+    };
     this.followers.add(f);
     const from = `${Math.max(0, Math.floor(afterSeq))}-0`;
     const known = this.latest.get(stream);

@@ -222,7 +222,9 @@ export class RedisStore implements Store {
     ];
     // `at` keeps the dump's order among checkpoints made in the same millisecond (it lists newest
     // first); checkpoints made after the import get revisions above all of them.
-    dump.checkpoints.forEach((cp, i) => args.push(cp.id, cp.name, storedCheckpoint(cp, ws.revision - i)));
+    dump.checkpoints.forEach((cp, i) => {
+      args.push(cp.id, cp.name, storedCheckpoint(cp, ws.revision - i));
+    });
     args.push(String(dump.overlay.length));
     for (const row of dump.overlay) args.push(row.path, entryValue(row.entry));
     args.push(String(dump.events.length));
@@ -268,9 +270,7 @@ export class RedisStore implements Store {
     }));
     const live = await batched(marks, (t) => this.exists(t.workspace));
     // Bytewise, like SQLite's ORDER BY slug.
-    return marks
-      .filter((_, i) => live[i])
-      .sort((a, b) => Buffer.compare(Buffer.from(a.slug), Buffer.from(b.slug)));
+    return marks.filter((_, i) => live[i]).sort((a, b) => Buffer.compare(Buffer.from(a.slug), Buffer.from(b.slug)));
   }
 
   // --- overlay -------------------------------------------------------------------------------
