@@ -76,7 +76,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
       const keys = (await raw.sendCommand(["KEYS", `${p}:*`])) as string[];
       for (const k of keys.sort()) {
         const dump = await raw.withTypeMapping({ 36: Buffer }).sendCommand(["DUMP", k]);
-        out.set(k, (dump as Buffer).toString("base64"));
+        out.set(k, (dump as unknown as Buffer).toString("base64"));
       }
       return out;
     } finally {

@@ -290,26 +290,36 @@ return 1
   "allow-oom",
 );
 
-/**
- * KEYS slugs (slug → workspace), marks (workspace → slug). ARGV workspace, 1 to mark (0 to unmark),
- * slug, and a holder of the slug whose workspace is gone, which may be displaced. Replaces any slug
- * the workspace had; TAKEN (with the holder) when another workspace holds the slug.
- */
-export const SET_TEMPLATE = new Script(`
-local SLUGS, MARKS = KEYS[1], KEYS[2]
-local ws, mark, slug, stale = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local holder = false
-if mark == "1" then
-  holder = redis.call("HGET", SLUGS, slug)
-  if holder and holder ~= ws and holder ~= stale then return {"TAKEN", holder} end
-end
+/** Drops the template mark of workspace `ws` (KEYS slugs, marks). */
+const UNMARK = `
 local old = redis.call("HGET", MARKS, ws)
 if old and redis.call("HGET", SLUGS, old) == ws then redis.call("HDEL", SLUGS, old) end
 redis.call("HDEL", MARKS, ws)
-if mark == "1" then
-  if holder and holder ~= ws and redis.call("HGET", MARKS, holder) == slug then redis.call("HDEL", MARKS, holder) end
-  redis.call("HSET", SLUGS, slug, ws)
-  redis.call("HSET", MARKS, ws, slug)
-end
+`;
+
+/** KEYS slugs, marks. ARGV workspace. Unmarks it; only deletes, so it runs when Redis is out of memory too. */
+export const UNMARK_TEMPLATE = new Script(
+  `
+local SLUGS, MARKS, ws = KEYS[1], KEYS[2], ARGV[1]
+${UNMARK}
+return {"OK", 1}
+`,
+  "allow-oom",
+);
+
+/**
+ * KEYS slugs (slug → workspace), marks (workspace → slug). ARGV workspace, slug, and a holder of the
+ * slug whose workspace is gone, which may be displaced ("" for none). Replaces any slug the
+ * workspace had; {"TAKEN", holder} when another workspace holds the slug.
+ */
+export const SET_TEMPLATE = new Script(`
+local SLUGS, MARKS = KEYS[1], KEYS[2]
+local ws, slug, stale = ARGV[1], ARGV[2], ARGV[3]
+local holder = redis.call("HGET", SLUGS, slug)
+if holder and holder ~= ws and holder ~= stale then return {"TAKEN", holder} end
+${UNMARK}
+if holder and holder ~= ws and redis.call("HGET", MARKS, holder) == slug then redis.call("HDEL", MARKS, holder) end
+redis.call("HSET", SLUGS, slug, ws)
+redis.call("HSET", MARKS, ws, slug)
 return {"OK", 1}
 `);

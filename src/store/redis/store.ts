@@ -524,11 +524,10 @@ export class RedisStore implements Store {
 
   /** Marks a workspace as a template under `slug`, or unmarks it (null); `stale` is a holder that may be displaced. */
   private setMark(workspace: string, slug: string | null, stale: string): Promise<Reply> {
-    return this.link.run(
-      scripts.SET_TEMPLATE,
-      [this.keys.templates, this.keys.templateMarks],
-      [workspace, slug === null ? "0" : "1", slug ?? "", stale],
-    );
+    const keys = [this.keys.templates, this.keys.templateMarks];
+    // Unmarking only deletes: like deleteWorkspace, it runs when Redis is out of memory too.
+    if (slug === null) return this.link.run(scripts.UNMARK_TEMPLATE, keys, [workspace]);
+    return this.link.run(scripts.SET_TEMPLATE, keys, [workspace, slug, stale]);
   }
 
   /**
