@@ -37,6 +37,7 @@ import {
   toWorkspace,
 } from "./records.js";
 import * as scripts from "./scripts.js";
+import { RedisTemplates } from "./templates.js";
 import { RedisTokens } from "./tokens.js";
 
 export interface RedisStoreOptions {
@@ -62,6 +63,7 @@ export class RedisStore implements Store {
   private readonly chunks: RedisChunks;
   private readonly tokens: RedisTokens;
   private readonly followers: RedisFollowers;
+  private readonly templates: RedisTemplates;
 
   private constructor(
     private readonly link: RedisLink,
@@ -72,6 +74,7 @@ export class RedisStore implements Store {
     this.chunks = new RedisChunks(link, keys);
     this.chunkBytes = this.blobs.chunkBytes;
     this.tokens = new RedisTokens(link, keys);
+    this.templates = new RedisTemplates(link, keys);
     this.followers = new RedisFollowers({
       // A blocking XREAD would hold up every command behind it: it gets a connection of its own.
       open: () => connect(link.target, { quiet: true }),
@@ -172,7 +175,7 @@ export class RedisStore implements Store {
       await this.unlist(ws.name, listed);
     }
     scriptValue(reply, { workspace: ws.name, cp: initial });
-    await this.dropLeftoverMark(ws.name);
+    await this.templates.dropLeftover(ws.name);
   }
 
   async getWorkspace(name: string): Promise<WorkspaceRecord | null> {
@@ -192,7 +195,7 @@ export class RedisStore implements Store {
     // The template mark after the script too (it lives in another slot). Until it goes, readers
     // skip it because its workspace is gone, and setTemplate refuses the name (NOT_FOUND); a crash
     // in between leaves a mark nobody sees, which a later create of the name drops.
-    await this.setMark(name, null, "");
+    await this.templates.unmark(name);
     // The indexes after the script: a crash in between leaves entries readers skip. A create of
     // the same name racing this ZREM is put back by the existence check that follows it.
     const ids = arr(reply[2] ?? null).map((id) => str(id) ?? "");
@@ -237,40 +240,17 @@ export class RedisStore implements Store {
     const detail = str(arr(reply)[1] ?? null);
     const cp = dump.checkpoints.find((c) => c.id === detail || c.name === detail) ?? null;
     scriptValue(reply, { workspace: ws.name, cp });
-    await this.dropLeftoverMark(ws.name);
+    await this.templates.dropLeftover(ws.name);
   }
 
   // --- templates -----------------------------------------------------------------------------
 
-  async setTemplate(workspace: string, slug: string | null): Promise<void> {
-    // Checked before the script, which cannot see the workspace's slot: a delete racing past this
-    // leaves a mark on a missing workspace, which readers skip and a create of the name drops.
-    if (!(await this.exists(workspace))) {
-      throw new AfsError("NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist`, { workspace });
-    }
-    let stale = "";
-    if (slug !== null) {
-      const holder = str(await this.link.read(["HGET", this.keys.templates, slug]));
-      if (holder !== null && holder !== workspace && !(await this.exists(holder))) stale = holder;
-    }
-    const [status, holder] = arr(await this.setMark(workspace, slug, stale));
-    if (str(status ?? null) === "TAKEN") {
-      const taken = str(holder ?? null);
-      throw new AfsError("ALREADY_EXISTS", `template slug ${slug} belongs to workspace ${taken}`, {
-        slug,
-        workspace: taken,
-      });
-    }
+  setTemplate(workspace: string, slug: string | null): Promise<void> {
+    return this.templates.set(workspace, slug);
   }
 
-  async listTemplates(): Promise<TemplateRecord[]> {
-    const marks = [...fields(await this.link.read(["HGETALL", this.keys.templates]))].map(([slug, workspace]) => ({
-      slug,
-      workspace,
-    }));
-    const live = await batched(marks, (t) => this.exists(t.workspace));
-    // Bytewise, like SQLite's ORDER BY slug.
-    return marks.filter((_, i) => live[i]).sort((a, b) => Buffer.compare(Buffer.from(a.slug), Buffer.from(b.slug)));
+  listTemplates(): Promise<TemplateRecord[]> {
+    return this.templates.list();
   }
 
   // --- overlay -------------------------------------------------------------------------------
@@ -520,24 +500,6 @@ export class RedisStore implements Store {
 
   private async exists(workspace: string): Promise<boolean> {
     return (await this.link.read(["EXISTS", this.keys.ws(workspace, "meta")])) === 1;
-  }
-
-  /** Marks a workspace as a template under `slug`, or unmarks it (null); `stale` is a holder that may be displaced. */
-  private setMark(workspace: string, slug: string | null, stale: string): Promise<Reply> {
-    const keys = [this.keys.templates, this.keys.templateMarks];
-    // Unmarking only deletes: like deleteWorkspace, it runs when Redis is out of memory too.
-    if (slug === null) return this.link.run(scripts.UNMARK_TEMPLATE, keys, [workspace]);
-    return this.link.run(scripts.SET_TEMPLATE, keys, [workspace, slug, stale]);
-  }
-
-  /**
-   * A workspace just created has no template mark; one found is left by a crash between a delete
-   * and its mark's removal, and would otherwise come back with the name.
-   */
-  private async dropLeftoverMark(workspace: string): Promise<void> {
-    if (str(await this.link.read(["HGET", this.keys.templateMarks, workspace])) !== null) {
-      await this.setMark(workspace, null, "");
-    }
   }
 
   /** Drops an index entry claimCheckpoint added for a checkpoint its script then refused. */
