@@ -1,5 +1,6 @@
 // Checkpoints: fold the live overlay into an immutable snapshot, list, restore, delete.
-// Every head move is a compare-and-set on the workspace revision, retried on a race.
+// Every head move is a compare-and-set on the workspace revision, retried on a race after a short
+// jittered pause, so a checkpoint lands even while another process writes without pause.
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
@@ -10,7 +11,25 @@ import { checkName } from "./names.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { TreeWriter } from "./tree.js";
 
-const MAX_ATTEMPTS = 32;
+/** A head move losing every race gives up (TIMEOUT) after this long… */
+const RETRY_BUDGET_MS = 5_000;
+/** …or this many tries, whichever comes first. */
+const MAX_ATTEMPTS = 500;
+/** Pauses between tries start at about FIRST_PAUSE_MS and double up to MAX_PAUSE_MS, with full jitter. */
+const FIRST_PAUSE_MS = 1;
+const MAX_PAUSE_MS = 50;
+
+/**
+ * After a lost race: waits a jittered pause, so a try can fall between another writer's commits
+ * (on a store where each try costs several round trips, retrying at once keeps losing), and says
+ * whether to try again.
+ */
+async function retryAfter(attempt: number, started: number): Promise<boolean> {
+  if (attempt + 1 >= MAX_ATTEMPTS || Date.now() - started >= RETRY_BUDGET_MS) return false;
+  const cap = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** attempt);
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
+  return true;
+}
 
 export interface CreateCheckpointOptions {
   name?: string;
@@ -28,17 +47,22 @@ export async function createCheckpoint(
   options: CreateCheckpointOptions = {},
 ): Promise<{ checkpoint: CheckpointInfo; created: boolean }> {
   if (options.name !== undefined) checkName("checkpoint", options.name);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  // Once, outside the retries: the head move refuses a name taken meanwhile all the same.
+  if (options.name !== undefined && (await ctx.store.getCheckpoint(workspace, options.name))) {
+    throw new AfsError(
+      "ALREADY_EXISTS",
+      `checkpoint ${options.name} already exists in ${workspace}; pick another name`,
+    );
+  }
+  const started = Date.now();
+  // Between reading the revision and moving head, every round trip to the store is time for
+  // another writer to win: the head's record is fetched only when it is the answer.
+  for (let attempt = 0; ; attempt++) {
     const snap = await snapshot(ctx, workspace);
-    const head = await requireCheckpointById(ctx, snap.workspace.head);
-    if (options.name !== undefined && (await ctx.store.getCheckpoint(workspace, options.name))) {
-      throw new AfsError(
-        "ALREADY_EXISTS",
-        `checkpoint ${options.name} already exists in ${workspace}; pick another name`,
-      );
-    }
     const rows = await ctx.store.overlayUnder(workspace, "/");
-    if (rows.length === 0) return { checkpoint: checkpointInfo(head), created: false };
+    if (rows.length === 0) {
+      return { checkpoint: checkpointInfo(await requireCheckpointById(ctx, snap.workspace.head)), created: false };
+    }
     const writer = new TreeWriter();
     const root = await fold(snap.root, rows, ctx.trees, writer);
     const kind = options.kind ?? "manual";
@@ -50,7 +74,7 @@ export async function createCheckpoint(
             workspace,
             name: options.name ?? `${kind === "safety" ? "safety" : "cp"}-${snap.revision}`,
             root,
-            parent: head.id,
+            parent: snap.workspace.head,
             createdAt: Date.now(),
             actor: ctx.actor,
             kind,
@@ -61,15 +85,18 @@ export async function createCheckpoint(
       await ctx.store.moveHead(workspace, {
         expectRevision: snap.revision,
         checkpoint: record,
-        head: record?.id ?? head.id,
+        head: record?.id ?? snap.workspace.head,
         clearOverlay: true,
         event: { op: "checkpoint", path: "/", oldHash: snap.root, newHash: root, actor: ctx.actor },
       });
-      if (record) ctx.roots.set(record.id, root);
-      return { checkpoint: checkpointInfo(record ?? head), created: record !== null };
+      if (!record)
+        return { checkpoint: checkpointInfo(await requireCheckpointById(ctx, snap.workspace.head)), created: false };
+      ctx.roots.set(record.id, root);
+      return { checkpoint: checkpointInfo(record), created: true };
     } catch (e) {
       if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
     }
+    if (!(await retryAfter(attempt, started))) break;
   }
   throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the checkpoint; retry`);
 }
@@ -84,7 +111,8 @@ export async function keepRoot(
   root: Hash,
   description: string,
 ): Promise<CheckpointInfo | null> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
     const snap = await snapshot(ctx, workspace);
     if (snap.root === root) return null;
     const record: CheckpointRecord = {
@@ -111,6 +139,7 @@ export async function keepRoot(
     } catch (e) {
       if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
     }
+    if (!(await retryAfter(attempt, started))) break;
   }
   throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing while saving a safety checkpoint; retry`);
 }
@@ -142,7 +171,8 @@ export async function restoreCheckpoint(
 ): Promise<{ checkpoint: CheckpointInfo; safety: CheckpointInfo | null }> {
   const target = await getCheckpoint(ctx, workspace, name);
   let safety: CheckpointInfo | null = null;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
     if ((await ctx.store.overlayCount(workspace)) > 0) {
       const saved = await createCheckpoint(ctx, workspace, {
         kind: "safety",
@@ -151,19 +181,22 @@ export async function restoreCheckpoint(
       if (saved.created) safety = saved.checkpoint;
     }
     const snap = await snapshot(ctx, workspace);
-    if ((await ctx.store.overlayCount(workspace)) > 0) continue;
-    try {
-      await ctx.store.moveHead(workspace, {
-        expectRevision: snap.revision,
-        checkpoint: null,
-        head: target.id,
-        clearOverlay: true,
-        event: { op: "restore", path: "/", oldHash: snap.root, newHash: target.root, actor: ctx.actor },
-      });
-      return { checkpoint: checkpointInfo(target), safety };
-    } catch (e) {
-      if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+    // Changed again since the safety checkpoint: save those changes too before discarding anything.
+    if ((await ctx.store.overlayCount(workspace)) === 0) {
+      try {
+        await ctx.store.moveHead(workspace, {
+          expectRevision: snap.revision,
+          checkpoint: null,
+          head: target.id,
+          clearOverlay: true,
+          event: { op: "restore", path: "/", oldHash: snap.root, newHash: target.root, actor: ctx.actor },
+        });
+        return { checkpoint: checkpointInfo(target), safety };
+      } catch (e) {
+        if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+      }
     }
+    if (!(await retryAfter(attempt, started))) break;
   }
   throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the restore; retry`);
 }

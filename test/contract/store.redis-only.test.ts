@@ -76,7 +76,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
       const keys = (await raw.sendCommand(["KEYS", `${p}:*`])) as string[];
       for (const k of keys.sort()) {
         const dump = await raw.withTypeMapping({ 36: Buffer }).sendCommand(["DUMP", k]);
-        out.set(k, (dump as Buffer).toString("base64"));
+        out.set(k, (dump as unknown as Buffer).toString("base64"));
       }
       return out;
     } finally {
@@ -181,8 +181,20 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
       set: [{ path: "/b/c", entry: fileEntry("c") }],
       events: [ev("/b/c")],
     });
+    await store.setTemplate("other", "tpl");
     const before = await snapshot(p);
     expect(before.size).toBeGreaterThan(5);
+    /** A dump of a new workspace (default "copy") whose second checkpoint has id `id`. */
+    const dump = (id: string, name = "copy") => {
+      const head = checkpoint(name, "initial");
+      const second = { ...checkpoint(name, "second"), id };
+      return {
+        workspace: { ...ws, name, head: head.id, revision: 1 },
+        checkpoints: [head, second],
+        overlay: [{ path: "/a", entry: fileEntry("a") }],
+        events: [{ ...ev("/a"), workspace: name, seq: 1, time: 7 }],
+      };
+    };
 
     const refusals: [string, () => Promise<unknown>][] = [
       [
@@ -263,6 +275,19 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
           return store.createWorkspace({ ...ws, name: "fresh" }, reused);
         },
       ],
+      ["ALREADY_EXISTS", () => store.importWorkspace(dump(initial.id))],
+      [
+        "ALREADY_EXISTS",
+        () => {
+          const twice = dump(randomUUID());
+          const again = { ...checkpoint("copy", "third"), id: twice.workspace.head };
+          return store.importWorkspace({ ...twice, checkpoints: [...twice.checkpoints, again] });
+        },
+      ],
+      ["ALREADY_EXISTS", () => store.importWorkspace(dump(randomUUID(), "ws"))],
+      ["INVALID_ARGUMENT", () => store.importWorkspace({ ...dump(randomUUID()), checkpoints: [] })],
+      ["ALREADY_EXISTS", () => store.setTemplate("ws", "tpl")],
+      ["NOT_FOUND", () => store.setTemplate("nope", "new")],
     ];
     for (const [code, attempt] of refusals) {
       expect((await failure(attempt())).code).toBe(code);
@@ -315,6 +340,30 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     }
     expect((await store.getToken("t1"))?.revokedAt).toBe(5);
     expect(await store.commit("ws", { expectRevision: 1, set: [], events: [ev("/c")] })).toBe(2);
+  });
+
+  it("skips a template mark whose workspace is gone, lets its slug go, and drops it when the name returns", async () => {
+    const p = prefix();
+    const store = await open(p);
+    await seed(store, "live");
+    // What a crash between deleteWorkspace's script and its removal of the mark leaves behind.
+    const raw = createClient({ url: server.url, RESP: 2 });
+    await raw.connect();
+    try {
+      await raw.sendCommand(["HSET", `${p}:{tpl}`, "python", "gone"]);
+      await raw.sendCommand(["HSET", `${p}:{tpl}:ws`, "gone", "python"]);
+      expect(await store.listTemplates()).toEqual([]);
+      await store.setTemplate("live", "python");
+      expect(await store.listTemplates()).toEqual([{ slug: "python", workspace: "live" }]);
+      expect(await raw.sendCommand(["HGET", `${p}:{tpl}:ws`, "gone"])).toBeNull();
+
+      await raw.sendCommand(["HSET", `${p}:{tpl}`, "go", "gone"]);
+      await raw.sendCommand(["HSET", `${p}:{tpl}:ws`, "gone", "go"]);
+      await seed(store, "gone");
+      expect(await store.listTemplates()).toEqual([{ slug: "python", workspace: "live" }]);
+    } finally {
+      await raw.close();
+    }
   });
 
   it("lets exactly one of 200 concurrent commits from one revision land, across two connections", async () => {

@@ -1,10 +1,13 @@
-// Two connections to one SQLite file: a CLI-like child process writes files in a loop while this
-// process reads, checkpoints and diffs. Every checkpoint must be a consistent cut: complete
-// files only, holding at least every write acknowledged before the checkpoint began.
+// Two connections to one store (each in AFS_TEST_STORES: one SQLite file, one Redis database): a
+// CLI-like child process writes files in a loop while this process reads, checkpoints and diffs.
+// Every checkpoint must be a consistent cut: complete files only, holding at least every write
+// acknowledged before the checkpoint began; and checkpoints must land while the writer keeps going.
 import { setImmediate as yieldToEvents } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { testStores } from "../contract/stores.js";
+import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 import { tempDir } from "../helpers/tmp.js";
 import { readStamp } from "./content.js";
 import { finish, startAt, Worker } from "./harness.js";
@@ -24,24 +27,33 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-describe("a writer process and a checkpointing process on one store", () => {
+describe.each(testStores())("a writer process and a checkpointing process on one store: %s", (storeName) => {
+  let redis: RedisServer | undefined;
+  beforeAll(async () => {
+    if (storeName === "redis") redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
   it(
     "every checkpoint holds complete writes, including all those acknowledged before it",
     async () => {
       const { dir: home, cleanup } = await tempDir("afs-two-");
       cleanups.push(cleanup);
-      const afs = await Afs.open({ home, actor: "parent" });
+      // SQLite: the default file in the shared home; Redis: one database both processes open.
+      const store = redis ? `${redis.url}?prefix=two${process.pid}` : undefined;
+      const afs = await Afs.open({ home, actor: "parent", store });
       cleanups.push(() => afs.close());
       await afs.createWorkspace("shared");
       const volume = await afs.volume("shared");
 
-      const writer = Worker.spawn("writer", "loop", {
-        home,
-        workspace: "shared",
-        id: "child",
-        limit: 50_000,
-        timeLimitMs: 40_000,
-      });
+      const writer = Worker.spawn(
+        "writer",
+        "loop",
+        { home, workspace: "shared", id: "child", limit: 50_000, timeLimitMs: 40_000 },
+        store ? { AFS_STORE: store } : {},
+      );
       workers.push(writer);
       // path → sequence number of its latest acknowledged write
       const acked = new Map<string, number>();
@@ -121,7 +133,9 @@ describe("a writer process and a checkpointing process on one store", () => {
       writer.send({ t: "stop" });
       await finish(writer, 20_000);
       const done = writer.messages.find((m) => m.t === "done");
-      console.info(`two connections: ${created} checkpoints, ${liveReads} live reads, ${String(done?.writes)} writes`);
+      console.info(
+        `two connections (${storeName}): ${created} checkpoints, ${liveReads} live reads, ${String(done?.writes)} writes`,
+      );
       expect(created, "too few checkpoints overlapped the writer to test anything").toBeGreaterThanOrEqual(5);
 
       // With the writer gone, the live state is exactly its last acknowledged writes.

@@ -87,8 +87,11 @@ export function maskUrl(url: string): string {
 
 export const where = (t: RedisTarget): string => (isIP(t.host) === 6 ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`);
 
-/** Opens a connected client; one IO_ERROR (or PERMISSION_DENIED) naming host and port when it cannot. */
-export async function connect(target: RedisTarget): Promise<RedisClientSlice> {
+/**
+ * Opens a connected client; one IO_ERROR (or PERMISSION_DENIED) naming host and port when it cannot.
+ * A `quiet` one (a second connection of the same store) leaves reporting a lost connection to the first.
+ */
+export async function connect(target: RedisTarget, { quiet = false } = {}): Promise<RedisClientSlice> {
   const redis = await import("redis");
   // The bundled CLI (esbuild) exposes a CommonJS package as its default export only.
   const { createClient } =
@@ -119,7 +122,7 @@ export async function connect(target: RedisTarget): Promise<RedisClientSlice> {
   let warned = false;
   client.on("error", (e) => {
     lastError = e;
-    if (opened && !warned) {
+    if (opened && !warned && !quiet) {
       warned = true;
       process.stderr.write(`afs: lost the connection to Redis at ${where(target)} (${message(e)}); reconnecting\n`);
     }

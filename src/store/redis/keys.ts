@@ -19,6 +19,9 @@
 //   <p>:{c:<h>}         HASH  chunk: s size, t last stored ms (a re-put refreshes it), d bytes
 //   <p>:{t:<h>}         HASH  tree: s size, t created ms, d bytes
 //   <p>:blobs, <p>:trees, <p>:chunks   ZSET  object hashes (score 0), for listing and gc
+//   <p>:{tpl}           HASH  template slug → workspace name (global; readers skip names whose meta is gone)
+//   <p>:{tpl}:ws        HASH  workspace name → its template slug (the same slot: one script keeps
+//                             the two in step and a slug held by one workspace at most)
 //   <p>:{tokens}        HASH  token id → JSON record (plus `n`, its insertion number)
 //   <p>:{tokens}:seq    STRING the last token insertion number
 //   <p>:{tokens}:revoked HASH token id → first revocation time
@@ -77,6 +80,14 @@ export class Keys {
 
   index(kind: ObjectKind | "chunk"): string {
     return `${this.prefix}:${kind}s`;
+  }
+
+  get templates(): string {
+    return `${this.prefix}:{tpl}`;
+  }
+
+  get templateMarks(): string {
+    return `${this.prefix}:{tpl}:ws`;
   }
 
   get tokens(): string {

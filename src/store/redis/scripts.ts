@@ -129,6 +129,48 @@ redis.call("HSET", CPNAME, ARGV[8], ARGV[7])
 return {"OK", 1}
 `);
 
+/**
+ * Creates a workspace exactly as dumped. ARGV: a checkpoint id found taken elsewhere ("" for none),
+ * name, description, head, revision, createdAt, updatedAt, ncp, (id, name, JSON)×ncp,
+ * nov, (path, value)×nov, nev, (seq, op, path, old, new, actor, time)×nev. Every check (the name,
+ * checkpoint ids and names unique) comes before the first write.
+ */
+export const IMPORT_WORKSPACE = new Script(`${WORKSPACE_LIB}
+if redis.call("EXISTS", META) == 1 then return {"EXISTS"} end
+if ARGV[1] ~= "" then return {"ID_TAKEN", ARGV[1]} end
+local ncp = tonumber(ARGV[8])
+local ids, names = {}, {}
+local i = 9
+for _ = 1, ncp do
+  if ids[ARGV[i]] then return {"ID_TAKEN", ARGV[i]} end
+  if names[ARGV[i + 1]] then return {"NAME_TAKEN", ARGV[i + 1]} end
+  ids[ARGV[i]] = true
+  names[ARGV[i + 1]] = true
+  i = i + 3
+end
+redis.call("DEL", CP, CPNAME, OV, OVP, OVC, EV)
+redis.call("HSET", META, "name", ARGV[2], "description", ARGV[3], "head", ARGV[4], "revision", ARGV[5],
+  "createdAt", ARGV[6], "updatedAt", ARGV[7])
+i = 9
+for _ = 1, ncp do
+  redis.call("HSET", CP, ARGV[i], ARGV[i + 2])
+  redis.call("HSET", CPNAME, ARGV[i + 1], ARGV[i])
+  i = i + 3
+end
+local nov = tonumber(ARGV[i]); i = i + 1
+for _ = 1, nov do
+  ovset(ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local nev = tonumber(ARGV[i]); i = i + 1
+for _ = 1, nev do
+  redis.call("XADD", EV, ARGV[i] .. "-0", "op", ARGV[i + 1], "path", ARGV[i + 2], "old", ARGV[i + 3],
+    "new", ARGV[i + 4], "actor", ARGV[i + 5], "time", ARGV[i + 6])
+  i = i + 7
+end
+return {"OK", 1}
+`);
+
 /** Returns {"OK", 1, checkpoint ids} after deleting every key of the workspace, {"OK", 0} when absent. */
 export const DELETE_WORKSPACE = new Script(
   `${WORKSPACE_LIB}
@@ -229,11 +271,12 @@ return tonumber(s)
   "allow-oom",
 );
 
-/** KEYS tokens, sequence. ARGV id, JSON. */
+/** KEYS tokens, sequence, revocations. ARGV id, JSON, revocation time ("" when not revoked). */
 export const PUT_TOKEN = new Script(`
 if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 1 then return {"EXISTS"} end
 local n = redis.call("INCR", KEYS[2])
 redis.call("HSET", KEYS[1], ARGV[1], n .. ":" .. ARGV[2])
+if ARGV[3] ~= "" then redis.call("HSET", KEYS[3], ARGV[1], ARGV[3]) end
 return {"OK", n}
 `);
 
@@ -246,3 +289,37 @@ return 1
 `,
   "allow-oom",
 );
+
+/** Drops the template mark of workspace `ws` (KEYS slugs, marks). */
+const UNMARK = `
+local old = redis.call("HGET", MARKS, ws)
+if old and redis.call("HGET", SLUGS, old) == ws then redis.call("HDEL", SLUGS, old) end
+redis.call("HDEL", MARKS, ws)
+`;
+
+/** KEYS slugs, marks. ARGV workspace. Unmarks it; only deletes, so it runs when Redis is out of memory too. */
+export const UNMARK_TEMPLATE = new Script(
+  `
+local SLUGS, MARKS, ws = KEYS[1], KEYS[2], ARGV[1]
+${UNMARK}
+return {"OK", 1}
+`,
+  "allow-oom",
+);
+
+/**
+ * KEYS slugs (slug → workspace), marks (workspace → slug). ARGV workspace, slug, and a holder of the
+ * slug whose workspace is gone, which may be displaced ("" for none). Replaces any slug the
+ * workspace had; {"TAKEN", holder} when another workspace holds the slug.
+ */
+export const SET_TEMPLATE = new Script(`
+local SLUGS, MARKS = KEYS[1], KEYS[2]
+local ws, slug, stale = ARGV[1], ARGV[2], ARGV[3]
+local holder = redis.call("HGET", SLUGS, slug)
+if holder and holder ~= ws and holder ~= stale then return {"TAKEN", holder} end
+${UNMARK}
+if holder and holder ~= ws and redis.call("HGET", MARKS, holder) == slug then redis.call("HDEL", MARKS, holder) end
+redis.call("HSET", SLUGS, slug, ws)
+redis.call("HSET", MARKS, ws, slug)
+return {"OK", 1}
+`);

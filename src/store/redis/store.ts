@@ -4,12 +4,25 @@
 import type { Entry } from "../../core/entry.js";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import type { CheckpointRecord, Commit, EventRecord, HeadMove, OverlayRow, Store, WorkspaceRecord } from "../store.js";
+import { checkDump } from "../dump.js";
+import type {
+  CheckpointRecord,
+  Commit,
+  EventFollower,
+  EventRecord,
+  HeadMove,
+  OverlayRow,
+  Store,
+  TemplateRecord,
+  WorkspaceDump,
+  WorkspaceRecord,
+} from "../store.js";
 import type { TokenRecord } from "../tokens.js";
 import { RedisBlobs } from "./blobs.js";
 import { RedisChunks } from "./chunks.js";
-import { arr, fields, num, RedisLink, str } from "./client.js";
+import { arr, batched, fields, num, RedisLink, str } from "./client.js";
 import { checkDurability, connect, parseRedisUrl, type Reply } from "./connect.js";
+import { RedisFollowers } from "./follow.js";
 import { Keys, type ObjectKind } from "./keys.js";
 import {
   entryValue,
@@ -24,6 +37,7 @@ import {
   toWorkspace,
 } from "./records.js";
 import * as scripts from "./scripts.js";
+import { RedisTemplates } from "./templates.js";
 import { RedisTokens } from "./tokens.js";
 
 export interface RedisStoreOptions {
@@ -48,6 +62,8 @@ export class RedisStore implements Store {
   private readonly blobs: RedisBlobs;
   private readonly chunks: RedisChunks;
   private readonly tokens: RedisTokens;
+  private readonly followers: RedisFollowers;
+  private readonly templates: RedisTemplates;
 
   private constructor(
     private readonly link: RedisLink,
@@ -58,6 +74,12 @@ export class RedisStore implements Store {
     this.chunks = new RedisChunks(link, keys);
     this.chunkBytes = this.blobs.chunkBytes;
     this.tokens = new RedisTokens(link, keys);
+    this.templates = new RedisTemplates(link, keys);
+    this.followers = new RedisFollowers({
+      // A blocking XREAD would hold up every command behind it: it gets a connection of its own.
+      open: () => connect(link.target, { quiet: true }),
+      unblock: async (id) => num(await link.read(["CLIENT", "UNBLOCK", String(id)])) ?? 0,
+    });
   }
 
   /** Connects to the server of `url`; one IO_ERROR naming host and port when it cannot be reached. */
@@ -83,6 +105,7 @@ export class RedisStore implements Store {
   }
 
   close(): Promise<void> {
+    this.followers.close();
     return this.link.close();
   }
 
@@ -149,11 +172,10 @@ export class RedisStore implements Store {
     if (!isOk(reply)) {
       // Undo what this call added to the indexes, so a refused create leaves every key as it was.
       await this.unclaim(ws.name, initial, claim);
-      if (listed && (await this.link.read(["EXISTS", this.keys.ws(ws.name, "meta")])) === 0) {
-        await this.link.write(["ZREM", this.keys.workspaces, ws.name]);
-      }
+      await this.unlist(ws.name, listed);
     }
     scriptValue(reply, { workspace: ws.name, cp: initial });
+    await this.templates.dropLeftover(ws.name);
   }
 
   async getWorkspace(name: string): Promise<WorkspaceRecord | null> {
@@ -170,6 +192,10 @@ export class RedisStore implements Store {
   async deleteWorkspace(name: string): Promise<boolean> {
     const reply = arr(await this.runWs(name, scripts.DELETE_WORKSPACE, []));
     if (reply[1] !== 1) return false;
+    // The template mark after the script too (it lives in another slot). Until it goes, readers
+    // skip it because its workspace is gone, and setTemplate refuses the name (NOT_FOUND); a crash
+    // in between leaves a mark nobody sees, which a later create of the name drops.
+    await this.templates.unmark(name);
     // The indexes after the script: a crash in between leaves entries readers skip. A create of
     // the same name racing this ZREM is put back by the existence check that follows it.
     const ids = arr(reply[2] ?? null).map((id) => str(id) ?? "");
@@ -179,6 +205,52 @@ export class RedisStore implements Store {
       await this.link.write(["ZADD", this.keys.workspaces, "0", name]);
     }
     return true;
+  }
+
+  async importWorkspace(dump: WorkspaceDump): Promise<void> {
+    const ws = checkDump(dump);
+    // The indexes first, as createWorkspace does; taken back below when the script refuses.
+    const claims = await batched(dump.checkpoints, (cp) => this.claimCheckpoint(ws.name, cp));
+    const taken = dump.checkpoints.find((_, i) => claims[i]?.problem === "ID_TAKEN");
+    const listed = (await this.link.write(["ZADD", this.keys.workspaces, "0", ws.name])) === 1;
+    const args: string[] = [
+      taken?.id ?? "",
+      ws.name,
+      ws.description,
+      ws.head,
+      String(ws.revision),
+      String(ws.createdAt),
+      String(ws.updatedAt),
+      String(dump.checkpoints.length),
+    ];
+    // `at` keeps the dump's order among checkpoints made in the same millisecond (it lists newest
+    // first); checkpoints made after the import get revisions above all of them.
+    dump.checkpoints.forEach((cp, i) => {
+      args.push(cp.id, cp.name, storedCheckpoint(cp, ws.revision - i));
+    });
+    args.push(String(dump.overlay.length));
+    for (const row of dump.overlay) args.push(row.path, entryValue(row.entry));
+    args.push(String(dump.events.length));
+    for (const e of dump.events) args.push(String(e.seq), ...eventArgs(e), String(e.time));
+    const reply = await this.runWs(ws.name, scripts.IMPORT_WORKSPACE, args);
+    if (!isOk(reply)) {
+      await Promise.all(dump.checkpoints.map((cp, i) => this.unclaim(ws.name, cp, claims[i] as Claim)));
+      await this.unlist(ws.name, listed);
+    }
+    const detail = str(arr(reply)[1] ?? null);
+    const cp = dump.checkpoints.find((c) => c.id === detail || c.name === detail) ?? null;
+    scriptValue(reply, { workspace: ws.name, cp });
+    await this.templates.dropLeftover(ws.name);
+  }
+
+  // --- templates -----------------------------------------------------------------------------
+
+  setTemplate(workspace: string, slug: string | null): Promise<void> {
+    return this.templates.set(workspace, slug);
+  }
+
+  listTemplates(): Promise<TemplateRecord[]> {
+    return this.templates.list();
   }
 
   // --- overlay -------------------------------------------------------------------------------
@@ -301,6 +373,19 @@ export class RedisStore implements Store {
     return entries.map((entry) => toEvent(workspace, entry));
   }
 
+  followEvents(
+    workspace: string,
+    afterSeq: number,
+    onEvents: (events: EventRecord[]) => Promise<void> | void,
+  ): EventFollower {
+    return this.followers.follow(
+      this.keys.ws(workspace, "ev"),
+      afterSeq,
+      (after, limit) => this.listEvents(workspace, after, limit),
+      onEvents,
+    );
+  }
+
   // --- garbage collection and integrity --------------------------------------------------------
 
   async gcRoots(): Promise<{ trees: Set<Hash>; blobs: Set<Hash> }> {
@@ -406,6 +491,15 @@ export class RedisStore implements Store {
     // A stale entry (its checkpoint or workspace is gone): take it over.
     await this.link.write(["HSET", this.keys.checkpointIds, cp.id, workspace]);
     return { problem: "", added: false };
+  }
+
+  /** Takes a name back out of the workspace index after a refused create, unless the workspace exists. */
+  private async unlist(workspace: string, listed: boolean): Promise<void> {
+    if (listed && !(await this.exists(workspace))) await this.link.write(["ZREM", this.keys.workspaces, workspace]);
+  }
+
+  private async exists(workspace: string): Promise<boolean> {
+    return (await this.link.read(["EXISTS", this.keys.ws(workspace, "meta")])) === 1;
   }
 
   /** Drops an index entry claimCheckpoint added for a checkpoint its script then refused. */

@@ -24,7 +24,12 @@ export class RedisTokens implements TokenStore {
       actor: t.actor,
     };
     const reply = arr(
-      await this.link.run(PUT_TOKEN, [this.keys.tokens, this.keys.tokenSeq], [t.id, JSON.stringify(record)]),
+      await this.link.run(
+        PUT_TOKEN,
+        [this.keys.tokens, this.keys.tokenSeq, this.keys.tokenRevocations],
+        // A revoked token (afs migrate copies them) is stored revoked in the same step.
+        [t.id, JSON.stringify(record), t.revokedAt === null ? "" : String(t.revokedAt)],
+      ),
     );
     if (str(reply[0] ?? null) === "EXISTS") {
       throw new AfsError("ALREADY_EXISTS", `token ${t.id} already exists`, { token_id: t.id });
