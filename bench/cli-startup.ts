@@ -63,7 +63,7 @@ export async function main(rounds = 20): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing; run npm run build first`);
   const work = await makeTempDir("afs-bench-startup-");
   const home = join(work, "home");
-  const env = { ...process.env, AFS_HOME: home, AFS_ACTOR: "bench" };
+  const env: NodeJS.ProcessEnv = { ...process.env, AFS_HOME: home, AFS_ACTOR: "bench" };
   for (const key of ["AFS_STORE", "AFS_WORKSPACE"]) delete env[key];
   try {
     const afs = (...args: string[]) => [process.execPath, CLI, ...args];

@@ -330,7 +330,7 @@ describe("grep through the content index", () => {
     try {
       const home = await Afs.open({ home: dir, actor: "test" });
       await home.createWorkspace("w");
-      const v = await home.volume("w");
+      const v: Volume = await home.volume("w");
       await v.writeFile("/src/a.ts", Buffer.from("const needle = 1;\n"), { op: "write" });
       await v.writeFile("/docs/a.md", Buffer.from("a needle in the docs\n"), { op: "write" });
       await v.writeFile("/src/same.ts", Buffer.from("const needle = 1;\n"), { op: "write" });
