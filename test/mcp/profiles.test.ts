@@ -1,8 +1,10 @@
 // The profile × tool matrix over stdio: each profile lists exactly its tools, they work, and every
-// other tool is refused with PERMISSION_DENIED. The expected sets are written out here on purpose.
+// other tool is refused with PERMISSION_DENIED; on each tested store. The expected sets are written
+// out here on purpose.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { write } from "../../src/ops/index.js";
-import { ensureBuilt, type Home, home } from "./session.js";
+import { testStores } from "../contract/stores.js";
+import { ensureBuilt, type Home, storeHomes } from "./session.js";
 
 const FILE_READS = ["file_read", "file_lines", "file_list", "file_glob", "file_grep", "file_query"];
 const FILE_WRITES = [
@@ -52,63 +54,66 @@ const calls = (tag: string): [string, Record<string, unknown>][] => [
   ["workspace_fork", { workspace: `ws-${tag}`, new_workspace: `fork-${tag}` }],
 ];
 
-let h: Home;
+describe.each(testStores())("on %s", (store) => {
+  const newHome = storeHomes(store);
+  let h: Home;
 
-beforeAll(async () => {
-  ensureBuilt();
-  h = await home();
-  for (const profile of Object.keys(EXPECTED)) {
-    const ws = `ws-${profile}`;
-    await h.afs.createWorkspace(ws);
-    const volume = await h.afs.volume(ws);
-    for (const [path, content] of [
-      ["/a.txt", "one\ntwo\nthree\n"],
-      ["/mv.txt", "move me\n"],
-      ["/del.txt", "delete me\n"],
-    ]) {
-      await write(volume, { path: path as string, content: content as string });
-    }
-    await h.afs.createCheckpoint(ws, { name: "base" });
-  }
-});
-afterAll(() => h?.cleanup());
-
-describe("profile × tool matrix over stdio", () => {
-  it("covers every stdio tool", async () => {
-    const s = await h.connect(["mcp", "--profile", "admin-rw", "--workspace", "ws-admin-rw"]);
-    expect(
-      calls("x")
-        .map(([name]) => name)
-        .sort(),
-    ).toEqual(s.tools.map((t) => t.name).sort());
-    await s.close();
-  });
-
-  for (const [profile, expected] of Object.entries(EXPECTED)) {
-    it(`${profile}: lists and runs its tools, refuses the rest`, async () => {
-      const s = await h.connect(["mcp", "--profile", profile, "--workspace", `ws-${profile}`]);
-      expect(s.tools.map((t) => t.name).sort()).toEqual([...expected].sort());
-      for (const [name, args] of calls(profile)) {
-        const r = await s.call(name, args);
-        if (expected.includes(name)) {
-          expect(r.isError, `${profile} ${name}: ${JSON.stringify(r.structuredContent)}`).toBeFalsy();
-        } else {
-          expect(r.isError, `${profile} ${name} should be refused`).toBe(true);
-          expect(r.structuredContent).toMatchObject({ error: { code: "PERMISSION_DENIED" } });
-        }
+  beforeAll(async () => {
+    ensureBuilt();
+    h = await newHome();
+    for (const profile of Object.keys(EXPECTED)) {
+      const ws = `ws-${profile}`;
+      await h.afs.createWorkspace(ws);
+      const volume = await h.afs.volume(ws);
+      for (const [path, content] of [
+        ["/a.txt", "one\ntwo\nthree\n"],
+        ["/mv.txt", "move me\n"],
+        ["/del.txt", "delete me\n"],
+      ]) {
+        await write(volume, { path: path as string, content: content as string });
       }
-      // A refused write left nothing behind.
-      const wrote = await (await h.afs.volume(`ws-${profile}`)).stat("/w.txt");
-      expect(wrote !== null).toBe(expected.includes("file_write") && !expected.includes("checkpoint_restore"));
+      await h.afs.createCheckpoint(ws, { name: "base" });
+    }
+  });
+  afterAll(() => h?.cleanup());
+
+  describe("profile × tool matrix over stdio", () => {
+    it("covers every stdio tool", async () => {
+      const s = await h.connect(["mcp", "--profile", "admin-rw", "--workspace", "ws-admin-rw"]);
+      expect(
+        calls("x")
+          .map(([name]) => name)
+          .sort(),
+      ).toEqual(s.tools.map((t) => t.name).sort());
       await s.close();
     });
-  }
 
-  it("HTTP-only tools are unknown over stdio", async () => {
-    const s = await h.connect(["mcp", "--profile", "admin-rw", "--workspace", "ws-admin-rw"]);
-    await expect(s.call("workspace_delete", { workspace: "ws-admin-rw" })).rejects.toThrow(/Unknown tool/);
-    await expect(s.call("mcp_token_issue", { workspace: "ws-admin-rw" })).rejects.toThrow(/Unknown tool/);
-    expect(await h.afs.getWorkspace("ws-admin-rw")).toMatchObject({ name: "ws-admin-rw" });
-    await s.close();
+    for (const [profile, expected] of Object.entries(EXPECTED)) {
+      it(`${profile}: lists and runs its tools, refuses the rest`, async () => {
+        const s = await h.connect(["mcp", "--profile", profile, "--workspace", `ws-${profile}`]);
+        expect(s.tools.map((t) => t.name).sort()).toEqual([...expected].sort());
+        for (const [name, args] of calls(profile)) {
+          const r = await s.call(name, args);
+          if (expected.includes(name)) {
+            expect(r.isError, `${profile} ${name}: ${JSON.stringify(r.structuredContent)}`).toBeFalsy();
+          } else {
+            expect(r.isError, `${profile} ${name} should be refused`).toBe(true);
+            expect(r.structuredContent).toMatchObject({ error: { code: "PERMISSION_DENIED" } });
+          }
+        }
+        // A refused write left nothing behind.
+        const wrote = await (await h.afs.volume(`ws-${profile}`)).stat("/w.txt");
+        expect(wrote !== null).toBe(expected.includes("file_write") && !expected.includes("checkpoint_restore"));
+        await s.close();
+      });
+    }
+
+    it("HTTP-only tools are unknown over stdio", async () => {
+      const s = await h.connect(["mcp", "--profile", "admin-rw", "--workspace", "ws-admin-rw"]);
+      await expect(s.call("workspace_delete", { workspace: "ws-admin-rw" })).rejects.toThrow(/Unknown tool/);
+      await expect(s.call("mcp_token_issue", { workspace: "ws-admin-rw" })).rejects.toThrow(/Unknown tool/);
+      expect(await h.afs.getWorkspace("ws-admin-rw")).toMatchObject({ name: "ws-admin-rw" });
+      await s.close();
+    });
   });
 });

@@ -1,5 +1,5 @@
-// Drives the built `afs mcp` through the official SDK client over stdio, in a temporary AFS_HOME.
-// Sessions list tools on connect, so the client validates every structuredContent it receives.
+// Drives the built `afs mcp` through the official SDK client over stdio, in a temporary AFS_HOME
+// on SQLite or Redis. Sessions list tools on connect, so the client validates every structuredContent.
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, JSONRPCMessage, MessageExtraInfo, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Afs } from "../../src/workspace/afs.js";
 import { ensureBuilt, MAIN } from "../cli/run.js";
+import { redisFactory, type StoreName } from "../contract/stores.js";
 
 export { ensureBuilt };
 
@@ -30,6 +31,8 @@ export interface Session {
 
 export interface Home {
   home: string;
+  /** The store URL given to the engine and the children (AFS_STORE), or undefined for the home's SQLite file. */
+  store: string | undefined;
   env: Record<string, string>;
   /** The engine on the same AFS_HOME, for seeding and checking from the test process. */
   afs: Afs;
@@ -45,16 +48,18 @@ export interface ConnectOptions {
   protocolVersion?: string;
 }
 
-export async function home(): Promise<Home> {
+/** A temporary AFS_HOME; on `store` (a URL, also set as AFS_STORE for the children) if given. */
+export async function home(store?: string): Promise<Home> {
   const base = await mkdtemp(join(tmpdir(), "afs-mcp-"));
   const dir = join(base, "home");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AFS_")) env[k] = v;
-  Object.assign(env, { AFS_HOME: dir, AFS_ACTOR: "tester" });
-  const afs = await Afs.open({ home: dir, actor: "seed" });
+  Object.assign(env, { AFS_HOME: dir, AFS_ACTOR: "tester" }, store === undefined ? {} : { AFS_STORE: store });
+  const afs = await Afs.open({ home: dir, actor: "seed", store });
   const sessions: Session[] = [];
   return {
     home: dir,
+    store,
     env,
     afs,
     async connect(args, options = {}) {
@@ -72,6 +77,19 @@ export async function home(): Promise<Home> {
       await rm(base, { recursive: true, force: true });
     },
   };
+}
+
+let keyspace = 0;
+
+/**
+ * Homes on one of the tested stores, for a describe block: SQLite gives each home its own file;
+ * Redis starts one redis-server for the block (beforeAll/afterAll) and gives each home its own
+ * key prefix, so homes never see each other's workspaces.
+ */
+export function storeHomes(name: StoreName): () => Promise<Home> {
+  if (name === "sqlite") return () => home();
+  const { server } = redisFactory();
+  return () => home(`${server().url}?prefix=mcp${process.pid}x${++keyspace}`);
 }
 
 async function connect(

@@ -1,9 +1,10 @@
-// Every stdio tool end to end: the official SDK client drives `afs mcp --profile admin-rw` and
-// checks each result against the tool's declared output schema as it arrives.
+// Every stdio tool end to end, once per tested store: the official SDK client drives
+// `afs mcp --profile admin-rw` and checks each result against the tool's declared output schema.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { QueryResult } from "../../src/ops/index.js";
-import { ensureBuilt, type Home, home, type Session } from "./session.js";
+import { testStores } from "../contract/stores.js";
+import { ensureBuilt, type Home, type Session, storeHomes } from "./session.js";
 
 const sha = (s: string | Buffer): string => createHash("sha256").update(s).digest("hex");
 const text = (r: { content: unknown[] }): string => {
@@ -11,22 +12,23 @@ const text = (r: { content: unknown[] }): string => {
   return first?.type === "text" ? (first.text ?? "") : "";
 };
 
-let h: Home;
-let s: Session;
-let noEmbeddings: Session;
-
-beforeAll(async () => {
-  ensureBuilt();
-  h = await home();
-  s = await h.connect(["mcp", "--profile", "admin-rw"]);
-});
-afterAll(() => h?.cleanup());
-
 const APP =
   "import { wait } from './wait';\n\nexport async function retry(fn) {\n  // exponential backoff between attempts\n  return backoff(fn);\n}\n";
 const NOTES = "meeting notes\nretry later\n";
 
-describe("afs mcp tools", () => {
+describe.each(testStores())("afs mcp tools on %s", (store) => {
+  const newHome = storeHomes(store);
+  let h: Home;
+  let s: Session;
+  let noEmbeddings: Session;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    h = await newHome();
+    s = await h.connect(["mcp", "--profile", "admin-rw"]);
+  });
+  afterAll(() => h?.cleanup());
+
   it("lists the stdio tools with annotations and output schemas that admit the error shape", () => {
     const names = s.tools.map((t) => t.name).sort();
     expect(names).toContain("afs_status");
@@ -48,7 +50,8 @@ describe("afs mcp tools", () => {
   it("afs_status reports the home, store, version and session", async () => {
     const r = await s.ok("afs_status");
     expect(r).toMatchObject({ home: h.home, profile: "admin-rw", session_workspace: null, current_workspace: null });
-    expect(r.store).toContain(h.home);
+    // SQLite's file lives in the home; a Redis store is shown by its URL.
+    expect(r.store).toContain(h.store ?? h.home);
     expect(r.version).toMatch(/^\d+\.\d+\.\d+/);
   });
 
