@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
+import { KeyedLock } from "../core/keyed-lock.js";
 import { ChunkIndex } from "../search/chunk-index.js";
 import { embedderFromEnv } from "../search/embedder.js";
 import { IndexDb, indexDbPath } from "../store/index-db.js";
@@ -94,7 +95,7 @@ export class Afs {
    * Shared by every volume of this home: walk listings of unchanged subtrees, and small contents
    * recently read (both keyed by hash, so never stale).
    */
-  private readonly caches = { listings: new SubtreeListings(), blobs: new BlobCache() };
+  private readonly caches = { listings: new SubtreeListings(), blobs: new BlobCache(), writers: new KeyedLock() };
   /** Stats of attached files read and found unchanged, so records need not read them again. */
   private verified: VerifiedStats | undefined;
   private indexDb: IndexDb | undefined;

@@ -1,6 +1,6 @@
 // Checkpoints: fold the live overlay into an immutable snapshot, list, restore, delete.
 // Every head move is a compare-and-set on the workspace revision, retried on a race after a short
-// jittered pause, so a checkpoint lands even while another process writes without pause.
+// jittered pause (retry.ts), so a checkpoint lands even while another process writes without pause.
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
@@ -8,28 +8,9 @@ import type { CheckpointKind, CheckpointRecord } from "../store/store.js";
 import { type CheckpointInfo, checkpointInfo, type EngineContext, snapshot } from "./context.js";
 import { fold } from "./fold.js";
 import { checkName } from "./names.js";
+import { retryAfter } from "./retry.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { TreeWriter } from "./tree.js";
-
-/** A head move losing every race gives up (TIMEOUT) after this long… */
-const RETRY_BUDGET_MS = 5_000;
-/** …or this many tries, whichever comes first. */
-const MAX_ATTEMPTS = 500;
-/** Pauses between tries start at about FIRST_PAUSE_MS and double up to MAX_PAUSE_MS, with full jitter. */
-const FIRST_PAUSE_MS = 1;
-const MAX_PAUSE_MS = 50;
-
-/**
- * After a lost race: waits a jittered pause, so a try can fall between another writer's commits
- * (on a store where each try costs several round trips, retrying at once keeps losing), and says
- * whether to try again.
- */
-async function retryAfter(attempt: number, started: number): Promise<boolean> {
-  if (attempt + 1 >= MAX_ATTEMPTS || Date.now() - started >= RETRY_BUDGET_MS) return false;
-  const cap = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** attempt);
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
-  return true;
-}
 
 export interface CreateCheckpointOptions {
   name?: string;

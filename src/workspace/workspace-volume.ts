@@ -4,6 +4,7 @@
 import { DIR_MODE, type Entry, FILE_MODE } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
+import type { KeyedLock } from "../core/keyed-lock.js";
 import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
 import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
@@ -12,9 +13,11 @@ import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../vo
 import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
 import type { SubtreeListings } from "./listings.js";
+import { retryAfter } from "./retry.js";
 import { Snapshot } from "./snapshot.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
+/** A read that keeps seeing commits land while it reads gives up (TIMEOUT) after this many tries. */
 const MAX_ATTEMPTS = 64;
 const MAX_SYMLINK_HOPS = 16;
 
@@ -34,7 +37,7 @@ export class WorkspaceVolume implements Volume {
     private readonly store: Store,
     private readonly trees: TreeReader,
     private readonly roots: Map<string, Hash>,
-    private readonly caches: { listings: SubtreeListings; blobs: BlobCache },
+    private readonly caches: { listings: SubtreeListings; blobs: BlobCache; writers: KeyedLock },
     readonly workspace: string,
     private readonly actor: string,
     /** The home's search indexes (keyed by content, so one set serves every workspace). */
@@ -272,30 +275,36 @@ export class WorkspaceVolume implements Volume {
     });
   }
 
-  /** Runs plan → commit until the commit lands on an unmoved revision. A null plan is a no-op. */
-  private async mutate(plan: (snap: Snapshot) => Promise<Planned | null>, noopPath?: string): Promise<MutationResult> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
-      const planned = await plan(snap);
-      if (!planned || planned.events.length === 0) {
-        const p = planned?.result.path ?? (noopPath as string);
-        return planned ? { ...planned.result, revision: snap.revision } : { ...(await this.noop(snap, p)) };
+  /**
+   * Runs plan → commit until the commit lands on an unmoved revision. A null plan is a no-op.
+   * Writers of one workspace in this process take turns (they would only lose races to each other,
+   * each loss a wasted round of store reads); other processes still race, and a lost race is
+   * recomputed after a jittered pause.
+   */
+  private mutate(plan: (snap: Snapshot) => Promise<Planned | null>, noopPath?: string): Promise<MutationResult> {
+    return this.caches.writers.run([`${this.store.url}\0${this.workspace}`], async () => {
+      const started = Date.now();
+      for (let attempt = 0; ; attempt++) {
+        const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
+        const planned = await plan(snap);
+        if (!planned || planned.events.length === 0) {
+          const p = planned?.result.path ?? (noopPath as string);
+          return planned ? { ...planned.result, revision: snap.revision } : { ...(await this.noop(snap, p)) };
+        }
+        try {
+          const revision = await this.store.commit(this.workspace, {
+            expectRevision: snap.revision,
+            clearUnder: planned.clearUnder,
+            set: planned.set,
+            events: planned.events.map((e) => ({ ...e, actor: this.actor })),
+          });
+          return { ...planned.result, revision };
+        } catch (e) {
+          if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
+        }
+        if (!(await retryAfter(attempt, started))) throw busy(this.workspace);
       }
-      try {
-        const revision = await this.store.commit(this.workspace, {
-          expectRevision: snap.revision,
-          clearUnder: planned.clearUnder,
-          set: planned.set,
-          events: planned.events.map((e) => ({ ...e, actor: this.actor })),
-        });
-        return { ...planned.result, revision };
-      } catch (e) {
-        if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
-        // Another writer landed first: back off a little, then recompute against the new state.
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
-      }
-    }
-    throw busy(this.workspace);
+    });
   }
 
   private async noop(snap: Snapshot, path: string): Promise<MutationResult> {

@@ -6,6 +6,7 @@ import * as fsp from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import { AfsError } from "../../core/errors.js";
 import { type Hash, sha256 } from "../../core/hash.js";
+import { KeyedLock } from "../../core/keyed-lock.js";
 import { joinPath, normalizePath, ROOT } from "../../core/paths.js";
 import type { EventRecord } from "../../store/store.js";
 import { EventLog } from "../event-log.js";
@@ -13,7 +14,6 @@ import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../vo
 import { Confinement } from "./confinement.js";
 import { hashFileOrNull, lstatOrNull, makeDirs, moveEntry, TEMP_NAME, toStat, writeTemp } from "./disk.js";
 import { alreadyExists, changed, fsError, isDirectory, notFound } from "./errno.js";
-import { KeyedLock } from "./keyed-lock.js";
 import { handleFile } from "./open-file.js";
 
 /** One mutation, as a workspace would log it (minus the workspace name). */
