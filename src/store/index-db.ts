@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { makeDirectory } from "./make-dir.js";
-import { Sqlite } from "./sqlite/driver.js";
+import { openDatabase } from "./sqlite/driver.js";
 import { useWal } from "./sqlite/wal.js";
 
 const BUSY_TIMEOUT_MS = 10_000;
@@ -19,7 +19,7 @@ export class IndexDb {
   static open(path: string): IndexDb {
     const file = resolve(path);
     makeDirectory(dirname(file), `the search index ${file}`);
-    const db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
+    const db = openDatabase(file, { timeout: BUSY_TIMEOUT_MS });
     useWal(db, BUSY_TIMEOUT_MS);
     db.pragma("synchronous = NORMAL");
     db.exec("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL)");

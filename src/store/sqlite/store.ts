@@ -25,7 +25,7 @@ import type {
 } from "../store.js";
 import type { TokenRecord } from "../tokens.js";
 import { SqliteBlobs } from "./blobs.js";
-import { Sqlite } from "./driver.js";
+import { openDatabase, Sqlite } from "./driver.js";
 import { migrate } from "./schema.js";
 import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
 import { templateStatements } from "./templates.js";
@@ -169,7 +169,7 @@ export class SqliteStore implements Store {
     let db: Database.Database | undefined;
     try {
       const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-      db = new Sqlite(file, { timeout });
+      db = openDatabase(file, { timeout });
       useWal(db, timeout);
       // In WAL mode NORMAL only risks the last transactions on power loss, never on a process kill.
       db.pragma("synchronous = NORMAL");
