@@ -1,8 +1,10 @@
 // Connecting to Redis: the store URL (redis://[user:pass@]host:port/db, rediss:// for TLS), the
 // password (URL or AFS_REDIS_PASSWORD, never shown), one clear error when the server cannot be
 // reached, the durability check at open, and the small slice of node-redis the store uses.
+
 import { isIP } from "node:net";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
+import { maskStoreUrl } from "../url.js";
 
 /** Everything the store needs from a node-redis client; nothing else of its types leaks in. */
 export interface RedisClientSlice {
@@ -42,7 +44,9 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   try {
     u = new URL(url);
   } catch {
-    throw new AfsError("INVALID_ARGUMENT", `store URL is not a valid redis URL; ${ACCEPTED}`, { url: maskUrl(url) });
+    throw new AfsError("INVALID_ARGUMENT", `store URL is not a valid redis URL; ${ACCEPTED}`, {
+      url: maskStoreUrl(url),
+    });
   }
   const tls = u.protocol === "rediss:";
   if (!tls && u.protocol !== "redis:") {
@@ -78,11 +82,6 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   const query = prefix === undefined ? "" : `?prefix=${prefix}`;
   const shown = `${u.protocol}//${auth}${shownHost}:${port}/${db}${query}`;
   return { tls, host, port, db, username, password, prefix, shown };
-}
-
-/** A URL as it may be printed: any password replaced by ***. */
-export function maskUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
 }
 
 export const where = (t: RedisTarget): string => (isIP(t.host) === 6 ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`);
