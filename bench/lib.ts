@@ -1,5 +1,6 @@
 // Small helpers the benchmarks share: high-resolution timing, percentiles, aligned tables, the
-// one JSON line each benchmark ends with, and temporary directories.
+// one JSON line each benchmark ends with, temporary directories, and `afs serve` on a free port.
+import { type ChildProcess, spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -114,3 +115,24 @@ export function isMain(moduleUrl: string): boolean {
 
 /** The repository root (bench/ sits directly under it). */
 export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** `afs serve --port 0 …args` from the CLI at `cli`; resolves once it prints where it listens. */
+export function startServe(
+  cli: string,
+  env: NodeJS.ProcessEnv,
+  args: readonly string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...args], {
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /listening on (\S+)/.exec(stderr);
+      if (found?.[1]) resolve({ url: found[1], child });
+    });
+    child.once("exit", (code) => reject(new Error(`afs serve exited ${code}: ${stderr}`)));
+  });
+}

@@ -3,7 +3,7 @@
 // the same 2 KiB files: read, the first 20 lines, whole-file write, one-line replace. Calls are sequential, as an agent
 // issues them; the servers take turns in blocks so drift in machine load touches them all alike.
 // Run: npm run build && node --import tsx bench/mcp-latency.ts [CALLS]
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import {
   removeDir,
   round,
   type Summary,
+  startServe,
   summarize,
 } from "./lib.js";
 
@@ -106,20 +107,6 @@ function subject(server: string, transport: Subject["transport"], client: Client
 const stdio = (command: string, args: string[], env: Record<string, string>) =>
   new StdioClientTransport({ command, args, env, stderr: "ignore" });
 
-/** `afs serve` on a free port; resolves once it prints where it listens. */
-function startServe(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /listening on (\S+)/.exec(stderr);
-      if (found?.[1]) resolve({ url: found[1], child });
-    });
-    child.once("exit", (code) => reject(new Error(`afs serve exited ${code}: ${stderr}`)));
-  });
-}
-
 function afsCli(env: Record<string, string>, args: string[]): string {
   const r = spawnSync(process.execPath, [CLI, ...args], { env, input: "" });
   if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
@@ -170,7 +157,7 @@ export async function main(calls = 2000): Promise<void> {
         afsCalls,
       ),
     );
-    const served = await startServe(env);
+    const served = await startServe(CLI, env);
     serve = served.child;
     const http = new StreamableHTTPClientTransport(new URL(served.url), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },

@@ -3,14 +3,25 @@
 // one on Redis, and two `afs serve` processes sharing one Redis (clients split between them), in
 // one run. Each client works in its own workspace for checkpoints and shares one for reads/writes.
 // Run: npm run build && node --import tsx bench/store-throughput.ts [SECONDS_PER_CELL]
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startRedis } from "../test/helpers/redis-server.js";
-import { emitJson, fmtMs, isMain, makeTempDir, percentile, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
+import {
+  emitJson,
+  fmtMs,
+  isMain,
+  makeTempDir,
+  percentile,
+  printTable,
+  REPO_ROOT,
+  removeDir,
+  round,
+  startServe,
+} from "./lib.js";
 
 const CLI = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
 const CONCURRENCY = [1, 8, 32] as const;
@@ -40,22 +51,6 @@ function afs(env: NodeJS.ProcessEnv, args: string[]): string {
   const r = spawnSync(process.execPath, [CLI, ...args], { env, input: "" });
   if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   return r.stdout.toString();
-}
-
-function startServe(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--auth", "none", "--profile", "admin-rw"], {
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /listening on (\S+)/.exec(stderr);
-      if (found?.[1]) resolve({ url: found[1], child });
-    });
-    child.once("exit", (code) => reject(new Error(`afs serve exited ${code}: ${stderr}`)));
-  });
 }
 
 async function connect(url: string): Promise<Client> {
@@ -115,7 +110,9 @@ async function run(setup: Setup, work: string, seconds: number): Promise<Cell[]>
   const max = Math.max(...CONCURRENCY);
   afs(env, ["ws", "create", SHARED]);
   for (let c = 0; c < max; c++) afs(env, ["ws", "create", `ws-${c}`]);
-  const servers = await Promise.all(Array.from({ length: setup.servers }, () => startServe(env)));
+  const servers = await Promise.all(
+    Array.from({ length: setup.servers }, () => startServe(CLI, env, ["--auth", "none", "--profile", "admin-rw"])),
+  );
   const clients: Client[] = [];
   try {
     for (let c = 0; c < max; c++) clients.push(await connect((servers[c % servers.length] as { url: string }).url));

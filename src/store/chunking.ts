@@ -116,3 +116,19 @@ export function tooLargeWhole(hash: Hash, size: number): AfsError {
     { hash, size, limit: MAX_WHOLE_BLOB_BYTES },
   );
 }
+
+/** A chunked blob whose chunk is gone: named, so fsck and readers can say which. */
+export const missingChunk = (hash: Hash, ref: ChunkRef): AfsError =>
+  new AfsError("IO_ERROR", `chunk ${ref.hash} at byte ${ref.start} of content ${hash} is missing; run afs fsck`, {
+    hash,
+    chunk: ref.hash,
+    start: ref.start,
+  });
+
+/** A chunk list that does not cover the blob's bytes end to end. */
+export const badLayout = (hash: Hash): AfsError =>
+  new AfsError("IO_ERROR", `the chunk list of content ${hash} has a gap; run afs fsck`, { hash });
+
+/** A view of the bytes as a Buffer, without copying. */
+export const toBuffer = (data: Uint8Array): Buffer =>
+  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);

@@ -6,7 +6,17 @@ import { randomUUID } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
-import { CHUNK_BYTES, type ChunkRef, chunksOf, MAX_WHOLE_BLOB_BYTES, storeStream, tooLargeWhole } from "../chunking.js";
+import {
+  badLayout,
+  CHUNK_BYTES,
+  type ChunkRef,
+  chunksOf,
+  MAX_WHOLE_BLOB_BYTES,
+  missingChunk,
+  storeStream,
+  toBuffer,
+  tooLargeWhole,
+} from "../chunking.js";
 import { arr, batched, buf, num, type RedisLink, str } from "./client.js";
 import type { Keys, ObjectKind } from "./keys.js";
 import { DELETE_OBJECT, LINK_BLOB, PUT_OBJECT, TOUCH_CHUNK } from "./scripts.js";
@@ -280,16 +290,3 @@ function toMeta(reply: ReturnType<typeof arr>): BlobMeta | null {
   if (size === null) return null;
   return { size, chunks: num(reply[1] ?? null) ?? 0, chunkBytes: num(reply[2] ?? null) ?? 0 };
 }
-
-export const missingChunk = (hash: Hash, ref: ChunkRef): AfsError =>
-  new AfsError("IO_ERROR", `chunk ${ref.hash} at byte ${ref.start} of content ${hash} is missing; run afs fsck`, {
-    hash,
-    chunk: ref.hash,
-    start: ref.start,
-  });
-
-const badLayout = (hash: Hash): AfsError =>
-  new AfsError("IO_ERROR", `the chunk list of content ${hash} has a gap; run afs fsck`, { hash });
-
-const toBuffer = (data: Uint8Array): Buffer =>
-  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);

@@ -7,7 +7,17 @@ import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
-import { CHUNK_BYTES, type ChunkRef, chunksOf, MAX_WHOLE_BLOB_BYTES, storeStream, tooLargeWhole } from "../chunking.js";
+import {
+  badLayout,
+  CHUNK_BYTES,
+  type ChunkRef,
+  chunksOf,
+  MAX_WHOLE_BLOB_BYTES,
+  missingChunk,
+  storeStream,
+  toBuffer,
+  tooLargeWhole,
+} from "../chunking.js";
 
 /** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
 export const CHUNKS_MIGRATION = `
@@ -281,16 +291,3 @@ export class SqliteBlobs {
 
 const EMPTY = Buffer.alloc(0);
 const isChunked = (meta: BlobMeta): boolean => meta.size > 0 && meta.stored === 0;
-
-const missingChunk = (hash: Hash, ref: ChunkRef): AfsError =>
-  new AfsError("IO_ERROR", `chunk ${ref.hash} at byte ${ref.start} of content ${hash} is missing; run afs fsck`, {
-    hash,
-    chunk: ref.hash,
-    start: ref.start,
-  });
-
-const badLayout = (hash: Hash): AfsError =>
-  new AfsError("IO_ERROR", `the chunk list of content ${hash} has a gap; run afs fsck`, { hash });
-
-const toBuffer = (data: Uint8Array): Buffer =>
-  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);

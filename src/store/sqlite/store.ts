@@ -7,6 +7,7 @@ import type { Entry, EntryKind } from "../../core/entry.js";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
+import { toBuffer } from "../chunking.js";
 import { checkDump } from "../dump.js";
 import { pollEvents } from "../follow.js";
 import { makeDirectory } from "../make-dir.js";
@@ -480,6 +481,3 @@ function toEntry(row: OverlayDbRow): Entry | null {
   if (row.kind === null) return null;
   return { kind: row.kind, hash: row.hash as Hash, size: row.size ?? 0, mode: row.mode ?? 0, mtime: row.mtime ?? 0 };
 }
-
-const toBuffer = (data: Uint8Array): Buffer =>
-  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
