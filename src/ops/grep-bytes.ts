@@ -7,6 +7,7 @@ import { byteSource, caselessSource } from "../search/byte-regex.js";
 import { fixedFinder } from "../search/find-fixed.js";
 import type { Lit } from "../search/required-literals.js";
 import { blockBounds } from "../search/text-blocks.js";
+import type { BlockRun } from "../search/text-index.js";
 import type { MatcherOptions } from "./regex.js";
 
 /** How a pattern is found in bytes; built once per search. */
@@ -200,6 +201,36 @@ export function selectInView(
     ) {
       return null;
     }
+    if (out.length >= o.max) break;
+  }
+  return out;
+}
+
+/**
+ * The selected lines of a text of which only these runs of blocks were read (TextIndex.runs), as
+ * selectInView gives them for the same blocks; null when the byte path gave up.
+ */
+export function selectInRuns(runs: readonly BlockRun[], m: ByteMatcher, o: ViewOptions): Selected[] | null {
+  const out: Selected[] = [];
+  for (const run of runs) {
+    const view = run.view;
+    // Line numbers count line ends from the run's start, whose line number the index knows.
+    let lineNo = run.line;
+    let counted = 0;
+    const select = (lineStart: number, textEnd: number): boolean => {
+      let line = 0;
+      if (o.numbered) {
+        for (let nl = view.indexOf("\n", counted); nl !== -1 && nl < lineStart; nl = view.indexOf("\n", nl + 1))
+          lineNo++;
+        counted = lineStart;
+        line = lineNo;
+        if (line <= o.after) return false;
+      }
+      out.push({ line, text: o.withText ? decodeRange(view, lineStart, textEnd) : "" });
+      return true;
+    };
+    const bom = run.start === 0 && view.startsWith(BOM) ? BOM.length : 0;
+    if (!selectInRange(view, bom, m, o.max - out.length, o.matches, select)) return null;
     if (out.length >= o.max) break;
   }
   return out;

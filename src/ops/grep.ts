@@ -7,7 +7,7 @@ import { decodeText } from "../core/text.js";
 import type { Stat, Volume } from "../volume/volume.js";
 import { dirPathArg } from "./args.js";
 import { byString, mustStat, normalizePath } from "./common.js";
-import { selectInView } from "./grep-bytes.js";
+import { selectInRuns, selectInView, type ViewOptions } from "./grep-bytes.js";
 import { decodeCursor, encodeCursor, type GrepCursor, searchFingerprint } from "./grep-cursor.js";
 import { type SelectedLine, scanPlan, selectLines } from "./grep-scan.js";
 import { pathFilter } from "./path-glob.js";
@@ -172,21 +172,27 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
     const earlier = resume?.selected ?? 0;
     let nth = earlier;
     // Fast path: the text's bytes searched in memory, only the reported lines decoded.
-    const view = bytes && index && target.sha256 ? await index.view(target.sha256) : null;
+    // A cold process reads only a large text's candidate blocks.
+    const blocks = (target.sha256 && candidates?.get(target.sha256)) || null;
+    const runs = bytes && index && target.sha256 && blocks ? await index.runs(target.sha256, blocks) : null;
+    const view = bytes && index && target.sha256 && runs === null ? await index.view(target.sha256) : null;
+    const viewOptions: ViewOptions = {
+      key: target.sha256 as string,
+      max:
+        output === "files"
+          ? 1
+          : Math.min(maxCount - earlier, output === "matches" ? limit + 1 - matches.length : maxCount),
+      after: resume?.line ?? 0,
+      numbered: output === "matches" || (resume?.line ?? 0) > 0,
+      withText: output === "matches",
+      matches: plan.matches,
+    };
     const lines =
-      bytes && view !== null
-        ? selectInView(view, bytes, (target.sha256 && candidates?.get(target.sha256)) || null, {
-            key: target.sha256 as string,
-            max:
-              output === "files"
-                ? 1
-                : Math.min(maxCount - earlier, output === "matches" ? limit + 1 - matches.length : maxCount),
-            after: resume?.line ?? 0,
-            numbered: output === "matches" || (resume?.line ?? 0) > 0,
-            withText: output === "matches",
-            matches: plan.matches,
-          })
-        : null;
+      bytes && runs !== null
+        ? selectInRuns(runs, bytes, viewOptions)
+        : bytes && view !== null
+          ? selectInView(view, bytes, blocks, viewOptions)
+          : null;
     if (lines !== null) {
       if (lines.length === 0) continue;
       if (output === "files") files.push(target.path);

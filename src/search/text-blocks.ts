@@ -24,3 +24,24 @@ export function blockBounds(length: number, nextLf: (from: number) => number): n
   }
   return bounds;
 }
+
+/**
+ * Where each block starts and the number of its first line, so a search can read a few blocks of a
+ * large text and number their lines without counting from the start: [start₀, line₀, start₁,
+ * line₁, …, length] (Float64: offsets may pass 2^31).
+ */
+export function blockLines(data: Uint8Array, bounds: readonly number[]): Float64Array {
+  const blocks = bounds.length - 1;
+  const out = new Float64Array(2 * blocks + 1);
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  let line = 1;
+  for (let b = 0; b < blocks; b++) {
+    const start = bounds[b] as number;
+    const from = b === 0 ? 0 : (bounds[b - 1] as number);
+    for (let nl = bytes.indexOf(10, from); nl !== -1 && nl < start; nl = bytes.indexOf(10, nl + 1)) line++;
+    out[2 * b] = start;
+    out[2 * b + 1] = line;
+  }
+  out[2 * blocks] = bounds[blocks] as number;
+  return out;
+}

@@ -33,6 +33,15 @@ export interface TextIndexStatus {
   bytes: number;
 }
 
+/** A run of adjacent blocks of a text, read alone: its bytes as a latin1 view (see TextIndex.view). */
+export interface BlockRun {
+  /** Byte offset of the run in the text (a line start). */
+  start: number;
+  /** Number of the line that starts at `start`. */
+  line: number;
+  view: string;
+}
+
 export type BuildProgress = (done: number, total: number) => void;
 
 export interface TextIndex {
@@ -51,6 +60,12 @@ export interface TextIndex {
    * no decode), kept in a bounded cache; null when the blob is not an indexed text (binary, too large).
    */
   view(hash: Hash): Promise<string | null>;
+  /**
+   * Only these blocks of an indexed text, read without the rest, each run of adjacent ones with the
+   * number of its first line; null when reading the whole view is as good (it is cached, or small,
+   * or asked for again by another search, which then keeps it) or the index cannot say.
+   */
+  runs(hash: Hash, blocks: readonly number[]): Promise<BlockRun[] | null>;
   status(): Promise<TextIndexStatus>;
   /** Forgets everything indexed (for a rebuild); the next search or build indexes afresh. */
   clear(): Promise<void>;

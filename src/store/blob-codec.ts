@@ -2,7 +2,7 @@
 // zlib's gain on source text), kept only when it saves at least 10%. A stored value shorter than
 // the content's size is compressed; one of equal size is raw, so values written before this
 // existed read unchanged and no flag is needed.
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import { AfsError } from "../core/errors.js";
 
 /** Compressed values must be at most this fraction of the original to be kept. */
@@ -34,4 +34,27 @@ export function decode(stored: Buffer, size: number, what: string): Buffer {
     throw new AfsError("IO_ERROR", `${what} holds ${raw.byteLength} bytes, not ${size}; run afs fsck`, { what });
   }
   return raw;
+}
+
+/**
+ * At least the first `need` bytes of a stored value that holds `size`: a range read that ends early in
+ * a chunk inflates only about as much of it as that takes (deflate's output for a prefix of its input
+ * is a prefix of the whole). Falls back to decode, which also reports corruption.
+ */
+export function decodePrefix(stored: Buffer, size: number, need: number, what: string): Buffer {
+  if (stored.byteLength === size || need * 4 > size * 3) return decode(stored, size, what);
+  // The input guessed from the mean ratio, with room for a start that compresses less well.
+  const guess = Math.ceil((need / size) * stored.byteLength * 1.25) + 16 * 1024;
+  if (guess < stored.byteLength) {
+    try {
+      const raw = inflateRawSync(stored.subarray(0, guess), {
+        finishFlush: constants.Z_SYNC_FLUSH,
+        maxOutputLength: Math.max(size, 1),
+      });
+      if (raw.byteLength >= need) return raw;
+    } catch {
+      // Reported, if the value is corrupt, by the whole decode.
+    }
+  }
+  return decode(stored, size, what);
 }

@@ -1,7 +1,7 @@
 // grep through the content index: results equal a plain line-by-line scan for random corpora and
 // patterns, and the index does each blob's work once (shared across workspaces, edits add one blob).
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decodeText } from "../../src/core/text.js";
 import { type GrepArgs, type GrepResult, grep } from "../../src/ops/index.js";
 import { lineMatcher } from "../../src/ops/regex.js";
@@ -367,6 +367,55 @@ describe("grep through the content index", () => {
       expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/a.ts", "/src/same.ts"]);
       expect(await paths({ pattern: "here" })).toEqual([]);
       await home.close();
+    } finally {
+      await done();
+    }
+  });
+
+  it("a new process reads only the candidate blocks of large texts, and answers as a full scan", async () => {
+    const { dir, cleanup: done } = await tempDir("afs-home-");
+    try {
+      const first = await Afs.open({ home: dir, actor: "test" });
+      await first.createWorkspace("w");
+      const v = await first.volume("w");
+      const line = (i: number) => `line ${i} of filler text, function f${i}() { return ${i % 97}; }`;
+      const texts: [string, string, number][] = [
+        // Several store chunks (4 MiB), hits in a few of them and one on the last line without a final LF.
+        ["/big.js", "\n", 160_000],
+        // One chunk, read whole; a BOM before the first hit.
+        ["/bom.js", "\r\n", 4_000],
+      ];
+      for (const [path, eol, n] of texts) {
+        const lines = Array.from({ length: n }, (_, i) =>
+          i % 37_813 === 0 || i === n - 1 ? `${line(i)} createHash("sha256") é` : line(i),
+        );
+        const body = lines.join(eol);
+        await v.writeFile(path, Buffer.from(path === "/bom.js" ? `\uFEFF${body}${eol}` : body), { op: "write" });
+      }
+      await grep(v, { pattern: "createHash" });
+      await first.close();
+
+      const again = await Afs.open({ home: dir, actor: "test" });
+      const w = await again.volume("w");
+      const runs = vi.spyOn(again.textIndex, "runs");
+      const searches: GrepArgs[] = [
+        { pattern: "createHash" },
+        { pattern: "f151250()" },
+        { pattern: 'createHash\\("sha\\d+"\\) é', regexp: true },
+        { pattern: "createHash", count: true },
+        { pattern: "createHash", files_with_matches: true },
+        { pattern: "createHash", limit: 2 },
+      ];
+      const got: GrepResult[] = [];
+      for (const a of searches) got.push(await grep(w, a));
+      expect(await Promise.all(runs.mock.results.map((r) => r.value))).toContainEqual(expect.any(Array));
+      for (const [i, a] of searches.entries()) {
+        const expected = await scan(w, a);
+        if (a.limit)
+          expect(got[i]).toMatchObject({ matches: (expected as { matches: unknown[] }).matches.slice(0, 2) });
+        else expect(got[i]).toEqual(expected);
+      }
+      await again.close();
     } finally {
       await done();
     }

@@ -10,9 +10,10 @@ import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
 import { BlockFilters, type ProbeTree, queryProbes } from "../../search/block-filters.js";
-import { blockBounds } from "../../search/text-blocks.js";
+import { blockBounds, blockLines } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
+  BlockRun,
   BuildProgress,
   LiteralQuery,
   TextIndex,
@@ -63,6 +64,10 @@ const SCHEMA = [
    CREATE TABLE text_blooms (id INTEGER PRIMARY KEY, blooms BLOB NOT NULL);
    INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('automerge', 0);
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
+  // Version 5: where each block starts and its first line's number (text-blocks.ts blockLines), so a
+  // cold search reads only a large text's candidate blocks. Rows indexed before have none; they are
+  // read whole, as before, until the index is rebuilt.
+  `ALTER TABLE text_blooms ADD COLUMN lines BLOB;`,
 ];
 
 enum State {
@@ -106,6 +111,13 @@ const LOOKUP_CHUNK = 500;
 const BINARY_SNIFF_BYTES = 8192;
 const MAX_KNOWN = 1_000_000;
 
+/** Adjacent candidate blocks of a text: their bytes [start, end) and the number of the line at start. */
+interface Span {
+  start: number;
+  end: number;
+  line: number;
+}
+
 /** A blob read for indexing: its bytes (only the first few for one too large to index) and its size. */
 interface Pending {
   hash: Hash;
@@ -122,6 +134,11 @@ export class SqliteTextIndex implements TextIndex {
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
   private blooms = bloomCache();
   private readonly cache: TextCache;
+  /** Runs read alone, by blob, with the blocks asked for (the same array for every path of one search). */
+  private readonly partial = new WeightedLru<Hash, { blocks: readonly number[]; runs: BlockRun[] }>(
+    64 * 1024 * 1024,
+    (p) => p.runs.reduce((n, r) => n + r.view.length + 64, 0),
+  );
   private readonly maxIndexBytes: number;
   private readonly statements: () => ReturnType<typeof prepare>;
   private generation = -1;
@@ -217,6 +234,50 @@ export class SqliteTextIndex implements TextIndex {
     const view = (await this.blob(hash)).toString("latin1");
     this.cache.set(hash, view);
     return view;
+  }
+
+  async runs(hash: Hash, blocks: readonly number[]): Promise<BlockRun[] | null> {
+    if (blocks.length === 0 || this.cache.get(hash) !== undefined) return null;
+    const k = this.known.get(hash);
+    if (k?.state !== State.Text || k.blocks <= 1) return null;
+    const earlier = this.partial.get(hash);
+    // Asked again by another search: a process that searches twice keeps the whole view instead.
+    if (earlier) return earlier.blocks === blocks ? earlier.runs : null;
+    const row = this.st.lines.get(k.id) as Buffer | null | undefined;
+    if (!row || row.length !== (2 * k.blocks + 1) * 8) return null;
+    const lines = new Float64Array(new Uint8Array(row).buffer);
+    const spans: Span[] = [];
+    let bytes = 0;
+    for (const b of blocks) {
+      if (b < 0 || b >= k.blocks) return null;
+      const start = lines[2 * b] as number;
+      const end = lines[2 * b + 2] as number;
+      bytes += end - start;
+      const last = spans[spans.length - 1];
+      if (last && last.end === start) last.end = end;
+      else spans.push({ start, end, line: lines[2 * b + 1] as number });
+    }
+    const size = lines[2 * k.blocks] as number;
+    if (bytes * 2 > size) return null;
+    const runs: BlockRun[] = [];
+    // One read per stretch of store chunks the runs touch, so no chunk is inflated twice (a text of
+    // one chunk is one read).
+    const chunk = this.store.chunkBytes;
+    const chunkOf = (offset: number) => (size <= chunk ? 0 : Math.floor(offset / chunk));
+    for (let i = 0; i < spans.length; ) {
+      let j = i + 1;
+      while (j < spans.length && chunkOf((spans[j] as Span).start) <= chunkOf((spans[j - 1] as Span).end - 1)) j++;
+      const from = size <= chunk ? 0 : (spans[i] as Span).start;
+      const to = size <= chunk ? size : (spans[j - 1] as Span).end;
+      const data = size <= chunk ? await this.blob(hash) : await this.store.readBlobRange(hash, from, to - from);
+      if (!data || data.length !== to - from) return null;
+      for (; i < j; i++) {
+        const { start, end, line } = spans[i] as Span;
+        runs.push({ start, line, view: data.toString("latin1", start - from, end - from) });
+      }
+    }
+    this.partial.set(hash, { blocks, runs });
+    return runs;
   }
 
   async status(): Promise<TextIndexStatus> {
@@ -358,12 +419,15 @@ export class SqliteTextIndex implements TextIndex {
       const state = text !== null ? State.Text : large ? State.Large : State.Binary;
       let grams = "";
       let blooms: Uint8Array | null = null;
+      let lines: Uint8Array | null = null;
       if (text !== null) {
         const bounds = blockBounds(data.length, (from) => data.indexOf(10, from));
-        if (bounds.length > 2) ({ doc: grams, blooms } = blockedTrigramDocument(data, bounds));
-        else grams = text === true ? asciiTrigramDocument(data) : trigramDocument(text);
+        if (bounds.length > 2) {
+          ({ doc: grams, blooms } = blockedTrigramDocument(data, bounds));
+          lines = new Uint8Array(blockLines(data, bounds).buffer);
+        } else grams = text === true ? asciiTrigramDocument(data) : trigramDocument(text);
       }
-      return { hash, bytes: size, state, grams, blooms };
+      return { hash, bytes: size, state, grams, blooms, lines };
     });
     this.st.db
       .transaction(() => {
@@ -376,7 +440,7 @@ export class SqliteTextIndex implements TextIndex {
           }
           const id = Number(inserted.lastInsertRowid);
           if (row.grams !== "") this.st.insertGrams.run(id, row.grams);
-          if (row.blooms) this.st.insertBlooms.run(id, row.blooms);
+          if (row.blooms) this.st.insertBlooms.run(id, row.blooms, row.lines);
           this.known.set(row.hash, { id, state: row.state, blocks });
           result.indexed++;
           result.bytes += row.bytes;
@@ -413,7 +477,10 @@ function prepare(db: Database.Database) {
     ),
     one: db.prepare<[string]>("SELECT id, state, blocks FROM text_blobs WHERE hash = ?"),
     blooms: db.prepare<[number]>("SELECT blooms FROM text_blooms WHERE id = ?").pluck(),
-    insertBlooms: db.prepare<[number, Uint8Array]>("INSERT OR REPLACE INTO text_blooms (id, blooms) VALUES (?, ?)"),
+    insertBlooms: db.prepare<[number, Uint8Array, Uint8Array | null]>(
+      "INSERT OR REPLACE INTO text_blooms (id, blooms, lines) VALUES (?, ?, ?)",
+    ),
+    lines: db.prepare<[number]>("SELECT lines FROM text_blooms WHERE id = ?").pluck(),
     deleteBlooms: db.prepare<[string]>("DELETE FROM text_blooms WHERE id IN (SELECT value FROM json_each(?))"),
     insertBlob: db.prepare<[string, number, number, number]>(
       "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",

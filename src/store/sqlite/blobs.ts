@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import { decode, encode } from "../blob-codec.js";
+import { decode, decodePrefix, encode } from "../blob-codec.js";
 import {
   badLayout,
   CHUNK_BYTES,
@@ -202,7 +202,7 @@ export class SqliteBlobs {
       for (const ref of this.st.layout.all(hash, first, end, Number.MAX_SAFE_INTEGER)) {
         const from = Math.max(offset, ref.start);
         const to = Math.min(end, ref.start + ref.size);
-        const data = this.chunk(hash, ref).subarray(from - ref.start, to - ref.start);
+        const data = this.chunk(hash, ref, to - ref.start).subarray(from - ref.start, to - ref.start);
         data.copy(out, from - offset);
         filled += data.byteLength;
       }
@@ -277,10 +277,12 @@ export class SqliteBlobs {
     return decode(stored, meta.size, `content ${hash}`);
   }
 
-  private chunk(blob: Hash, ref: ChunkRef): Buffer {
+  /** A chunk's bytes: all of them, or at least the first `need`. */
+  private chunk(blob: Hash, ref: ChunkRef, need = ref.size): Buffer {
     const row = this.st.chunk.get(ref.hash);
     if (!row) throw missingChunk(blob, ref);
-    return decode(row.data, row.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+    const what = `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`;
+    return need < row.size ? decodePrefix(row.data, row.size, need, what) : decode(row.data, row.size, what);
   }
 
   private link(hash: Hash, size: number, chunks: readonly ChunkRef[], now: number): void {
