@@ -52,7 +52,7 @@ export async function migrate(source: Store, target: Store, options: MigrateOpti
   const dumps: WorkspaceDump[] = [];
   for (const name of names) dumps.push(await dumpWorkspace(source, name));
   const tokens = (await source.listTokens()).filter((t) => t.workspace === null || names.includes(t.workspace));
-  await checkTokens(target, tokens);
+  const missingTokens = await tokensToCopy(target, tokens);
   const templates = (await source.listTemplates()).filter((t) => names.includes(t.workspace));
   const taken = new Map((await target.listTemplates()).map((t) => [t.slug, t.workspace]));
   for (const t of templates) {
@@ -68,21 +68,16 @@ export async function migrate(source: Store, target: Store, options: MigrateOpti
   const objects = await copyObjects(source, target, dumps, options.onProgress);
   for (const dump of dumps) await target.importWorkspace(dump);
   for (const t of templates) await target.setTemplate(t.workspace, t.slug);
-  let tokensCopied = 0;
   // Oldest first, so tokens created in the same millisecond list in the same order there.
-  for (const token of [...tokens].reverse()) {
-    if (await target.getToken(token.id)) continue;
-    await target.putToken(token);
-    tokensCopied++;
-  }
+  for (const token of [...missingTokens].reverse()) await target.putToken(token);
   return {
     workspaces: names,
     checkpoints: dumps.reduce((n, d) => n + d.checkpoints.length, 0),
     events: dumps.reduce((n, d) => n + d.events.length, 0),
     templates: templates.length,
     ...objects,
-    tokens_copied: tokensCopied,
-    tokens_present: tokens.length - tokensCopied,
+    tokens_copied: missingTokens.length,
+    tokens_present: tokens.length - missingTokens.length,
     fsck: await checkStore(target, new TreeReader(target)),
   };
 }
@@ -123,11 +118,16 @@ async function dumpWorkspace(source: Store, name: string): Promise<WorkspaceDump
   );
 }
 
-/** Tokens the target holds under the same id must be the same token, or nothing is copied. */
-async function checkTokens(target: Store, tokens: readonly TokenRecord[]): Promise<void> {
+/**
+ * The tokens the target lacks. One it holds under the same id must be the same token, or nothing
+ * is copied.
+ */
+async function tokensToCopy(target: Store, tokens: readonly TokenRecord[]): Promise<TokenRecord[]> {
+  const missing: TokenRecord[] = [];
   for (const token of tokens) {
     const there = await target.getToken(token.id);
-    if (there && JSON.stringify(there) !== JSON.stringify(token)) {
+    if (!there) missing.push(token);
+    else if (!sameToken(there, token)) {
       throw new AfsError(
         "CONFLICT",
         `the target store has a different token with id ${token.id}; revoke or remove it there first`,
@@ -135,7 +135,13 @@ async function checkTokens(target: Store, tokens: readonly TokenRecord[]): Promi
       );
     }
   }
+  return missing;
 }
+
+/** Field by field: two stores may return a record's keys in different orders. */
+const sameToken = (a: TokenRecord, b: TokenRecord): boolean =>
+  (Object.keys(b) as (keyof TokenRecord)[]).every((k) => a[k] === b[k]) &&
+  Object.keys(a).length === Object.keys(b).length;
 
 /** Copies every tree and blob the dumps reach that the target lacks, checking each blob's hash. */
 async function copyObjects(

@@ -154,5 +154,17 @@ describe("afs migrate", () => {
     const ghost = c.run(["migrate", "--from", source, "--to", target, "--workspace", "ghost"]);
     expect(ghost.status).not.toBe(0);
     expect(ghost.stderr).toContain("no workspace ghost");
+    // Migrated again after the workspace went from the target: its token is there already, the same one.
+    c.ok(["--store", target, "ws", "delete", "branch"]);
+    const again2 = c.json<{ tokens_copied: number; tokens_present: number }>([
+      "migrate",
+      "--from",
+      source,
+      "--to",
+      target,
+      "--workspace",
+      "branch",
+    ]);
+    expect(again2).toMatchObject({ tokens_copied: 0, tokens_present: 1 });
   }, 60_000);
 });

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import { decode, encode } from "../blob-codec.js";
+import { decode, decodePrefix, encode } from "../blob-codec.js";
 import {
   badLayout,
   CHUNK_BYTES,
@@ -186,7 +186,9 @@ export class RedisBlobs {
     const out = Buffer.allocUnsafe(end - offset);
     for (let i = first; i <= last; i += PAGE) {
       const refs = await this.layout(hash, meta, i, Math.min(last, i + PAGE - 1));
-      const datas = await Promise.all(refs.map((ref) => this.chunk(hash, ref)));
+      const datas = await Promise.all(
+        refs.map((ref) => this.chunk(hash, ref, Math.min(end, ref.start + ref.size) - ref.start)),
+      );
       refs.forEach((ref, j) => {
         const from = Math.max(offset, ref.start);
         const to = Math.min(end, ref.start + ref.size);
@@ -232,12 +234,13 @@ export class RedisBlobs {
     });
   }
 
-  private async chunk(blob: Hash, ref: ChunkRef): Promise<Buffer> {
+  /** A chunk's bytes: all of them, or at least the first `need` (blob-codec's decodePrefix). */
+  private async chunk(blob: Hash, ref: ChunkRef, need = ref.size): Promise<Buffer> {
     const reply = arr(await this.link.read(["HMGET", this.keys.chunk(ref.hash), "s", "d"]));
     const data = buf(reply[1] ?? null);
     if (!data) throw missingChunk(blob, ref);
     if (num(reply[0] ?? null) !== ref.size) throw badLayout(blob);
-    return decode(data, ref.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+    return decodePrefix(data, ref.size, need, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
   }
 
   // --- listing and deleting --------------------------------------------------------------------

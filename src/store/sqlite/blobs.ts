@@ -282,7 +282,7 @@ export class SqliteBlobs {
     const row = this.st.chunk.get(ref.hash);
     if (!row) throw missingChunk(blob, ref);
     const what = `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`;
-    return need < row.size ? decodePrefix(row.data, row.size, need, what) : decode(row.data, row.size, what);
+    return decodePrefix(row.data, row.size, need, what);
   }
 
   private link(hash: Hash, size: number, chunks: readonly ChunkRef[], now: number): void {
