@@ -1,27 +1,73 @@
+import { randomBytes } from "node:crypto";
+import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decode, decodePrefix, encode } from "./blob-codec.js";
+import { decode, decodeSpans, encode } from "./blob-codec.js";
+
+// Text that compresses unevenly: a repetitive start, then varied lines.
+const text = Buffer.from(
+  "x".repeat(300_000) +
+    Array.from({ length: 60_000 }, (_, i) => `line ${i} ${(i * 2654435761) % 1000003}\n`).join(""),
+);
+const SEGMENT = 16 * 1024;
+const spans = [
+  { from: 0, to: 1 },
+  { from: 5, to: 5 },
+  { from: SEGMENT - 1, to: SEGMENT + 1 },
+  { from: 299_990, to: 300_010 },
+  { from: 123_456, to: 123_456 + 3 * SEGMENT + 7 },
+  { from: text.byteLength - 10, to: text.byteLength },
+  { from: 0, to: text.byteLength },
+];
+const expected = spans.map((s) => text.subarray(s.from, s.to));
 
 describe("blob codec", () => {
-  // Text that compresses unevenly: a repetitive start, then varied lines.
-  const text = Buffer.from(
-    "x".repeat(300_000) +
-      Array.from({ length: 60_000 }, (_, i) => `line ${i} ${(i * 2654435761) % 1000003}\n`).join(""),
-  );
-  const stored = encode(text);
-
-  it("a prefix read gives at least the bytes asked for, equal to the whole decode's", () => {
-    expect(stored.byteLength).toBeLessThan(text.byteLength);
-    for (const need of [1, 1000, 299_999, 300_001, 500_000, Math.floor(text.byteLength * 0.7), text.byteLength]) {
-      const raw = decodePrefix(stored, text.byteLength, need, "test");
-      expect(raw.byteLength).toBeGreaterThanOrEqual(need);
-      expect(raw.equals(text.subarray(0, raw.byteLength))).toBe(true);
-    }
+  it("stores a large value seekable: whole and span reads give back the same bytes", () => {
+    const stored = encode(text);
+    expect(stored[0]).toBe(0xfe);
+    expect(stored.byteLength).toBeLessThan(text.byteLength * 0.9);
     expect(decode(stored, text.byteLength, "test").equals(text)).toBe(true);
+    const got = decodeSpans(stored, text.byteLength, spans, "test");
+    got.forEach((g, i) => expect(g.equals(expected[i] as Buffer)).toBe(true));
   });
 
-  it("a prefix read of a corrupt value still fails as IO_ERROR when it cannot inflate", () => {
-    const bad = Buffer.from(stored);
-    bad.fill(0xff, 0, 64);
-    expect(() => decodePrefix(bad, text.byteLength, 10, "test")).toThrow(expect.objectContaining({ code: "IO_ERROR" }));
+  it("reads values written before seekable values existed (one deflate stream), whole and in spans", () => {
+    const old = deflateRawSync(text, { level: 1 });
+    expect(decode(old, text.byteLength, "test").equals(text)).toBe(true);
+    const got = decodeSpans(old, text.byteLength, spans, "test");
+    got.forEach((g, i) => expect(g.equals(expected[i] as Buffer)).toBe(true));
+  });
+
+  it("keeps small and incompressible values as they are, and reads them in spans", () => {
+    const small = Buffer.from("hello world, ".repeat(10));
+    const smallStored = encode(small);
+    expect(smallStored[0]).not.toBe(0xfe);
+    expect(decode(smallStored, small.byteLength, "test").equals(small)).toBe(true);
+    const noise = randomBytes(200_000);
+    expect(encode(noise)).toBe(noise);
+    expect(decodeSpans(noise, noise.byteLength, [{ from: 10, to: 20 }], "test")[0]?.equals(noise.subarray(10, 20))).toBe(
+      true,
+    );
+  });
+
+  it("a corrupt value fails as IO_ERROR, whole or in spans, never as other bytes", () => {
+    const stored = encode(text);
+    const torn = stored.subarray(0, stored.byteLength - 100);
+    expect(() => decode(torn, text.byteLength, "test")).toThrow(expect.objectContaining({ code: "IO_ERROR" }));
+    const badTable = Buffer.from(stored);
+    badTable.writeUInt32LE(3, 2);
+    expect(() => decodeSpans(badTable, text.byteLength, [{ from: 0, to: 10 }], "test")).toThrow(
+      expect.objectContaining({ code: "IO_ERROR" }),
+    );
+    const badBytes = Buffer.from(stored);
+    const headerBytes = 6 + 4 * Math.ceil(text.byteLength / SEGMENT);
+    badBytes.fill(0xff, headerBytes, headerBytes + 300);
+    expect(() => decodeSpans(badBytes, text.byteLength, [{ from: 0, to: 10 }], "test")).toThrow(
+      expect.objectContaining({ code: "IO_ERROR" }),
+    );
+    const old = Buffer.from(deflateRawSync(text, { level: 1 }));
+    old.fill(0xff, 0, 64);
+    expect(() => decodeSpans(old, text.byteLength, [{ from: 0, to: 10 }], "test")).toThrow(
+      expect.objectContaining({ code: "IO_ERROR" }),
+    );
   });
 });

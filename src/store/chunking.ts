@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import { decodeSpans, type Span } from "./blob-codec.js";
 
 /**
  * Chunk size. Fixed-size chunks make a range read O(1) to locate and share every identical aligned
@@ -115,6 +116,73 @@ export function tooLargeWhole(hash: Hash, size: number): AfsError {
     `content ${hash} is ${size} bytes, more than the ${MAX_WHOLE_BLOB_BYTES} bytes read whole; read it in ranges or stream it (e.g. afs ws export)`,
     { hash, size, limit: MAX_WHOLE_BLOB_BYTES },
   );
+}
+
+/** A part of a blob to read: up to `length` bytes from `offset` (fewer at the end, none past it). */
+export interface ByteRange {
+  offset: number;
+  length: number;
+}
+
+/** INVALID_ARGUMENT or QUOTA_EXCEEDED for ranges a Store does not read; the same rule for every Store. */
+export function checkRanges(ranges: readonly ByteRange[]): void {
+  let total = 0;
+  for (const { offset, length } of ranges) {
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
+      throw new AfsError("INVALID_ARGUMENT", `a range needs a whole offset and length ≥ 0 (got ${offset}, ${length})`);
+    }
+    total += length;
+  }
+  if (total > MAX_WHOLE_BLOB_BYTES) {
+    throw new AfsError(
+      "QUOTA_EXCEEDED",
+      `a range read returns at most ${MAX_WHOLE_BLOB_BYTES} bytes; read smaller ranges`,
+      { limit: MAX_WHOLE_BLOB_BYTES },
+    );
+  }
+}
+
+/** One stored value of a blob: a chunk, or (start 0, the blob's size) its inline value. */
+export interface Piece {
+  ref: ChunkRef;
+  /** What errors name it by. */
+  what: string;
+  stored: () => Buffer | Promise<Buffer>;
+}
+
+/**
+ * Each range's bytes from a blob of `size` stored as `pieces` (in order, covering at least the
+ * ranges), fetching each stored value a range touches once and inflating only what the ranges
+ * cover (blob-codec's decodeSpans). IO_ERROR (via `gap`) when the pieces leave a hole.
+ */
+export async function gatherRanges(
+  size: number,
+  ranges: readonly ByteRange[],
+  pieces: readonly Piece[],
+  gap: () => AfsError,
+): Promise<Buffer[]> {
+  const bounds = ranges.map(({ offset, length }) => ({ from: offset, to: Math.max(offset, Math.min(size, offset + length)) }));
+  const parts: Buffer[][] = bounds.map(() => []);
+  for (const piece of pieces) {
+    const { start, size: bytes } = piece.ref;
+    const spans: Span[] = [];
+    const owners: number[] = [];
+    bounds.forEach(({ from, to }, i) => {
+      if (to <= start || from >= start + bytes || to <= from) return;
+      spans.push({ from: Math.max(from, start) - start, to: Math.min(to, start + bytes) - start });
+      owners.push(i);
+    });
+    if (spans.length === 0) continue;
+    const decoded = decodeSpans(await piece.stored(), bytes, spans, piece.what);
+    owners.forEach((i, j) => parts[i]?.push(decoded[j] as Buffer));
+  }
+  return parts.map((p, i) => {
+    const { from, to } = bounds[i] as Span;
+    // A range within one stored value is its inflated span as it is; no copy.
+    const out = p.length === 1 ? (p[0] as Buffer) : Buffer.concat(p);
+    if (out.byteLength !== to - from) throw gap();
+    return out;
+  });
 }
 
 /** A chunked blob whose chunk is gone: named, so fsck and readers can say which. */

@@ -5,6 +5,7 @@
 // recomputes. That works the same in one process, across processes, and across machines.
 import type { Entry } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
+import type { ByteRange } from "./chunking.js";
 import type { TokenStore } from "./tokens.js";
 
 export const CHECKPOINT_KINDS = ["manual", "auto", "safety", "fork", "import", "initial"] as const;
@@ -115,6 +116,11 @@ export interface Store extends TokenStore {
   blobSize(hash: Hash): Promise<number | null>;
   /** Up to `length` bytes from `offset` (fewer at the end, none past it); null when the blob is absent. */
   readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null>;
+  /**
+   * Several ranges of one blob (each as readBlobRange reads it), each stored value they touch read
+   * once and only the parts they cover inflated: how a search reads a large file's candidate blocks.
+   */
+  readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null>;
   /** The blob's bytes in order, a chunk at a time; NOT_FOUND when absent, IO_ERROR on a missing chunk. */
   blobStream(hash: Hash): AsyncIterable<Buffer>;
   hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>>;

@@ -106,6 +106,48 @@ export function storeChunksContract(name: string, make: StoreFactory, options: {
       expect(await codeOf(drain(store.blobStream(sha256("absent"))))).toBe("NOT_FOUND");
     });
 
+    it("reads several ranges of a text in one call, the same bytes as one at a time (stored compressed, seekable)", async () => {
+      const c = store.chunkBytes;
+      // Compressible lines, so every value is stored deflated in segments, and ranges inflate only theirs.
+      const line = (i: number) => `${i} ${(i * 2654435761) % 1_000_003} the quick brown fox\n`;
+      let text = "";
+      for (let i = 0; text.length < 2 * c + 300_000; i++) text += line(i);
+      const big = Buffer.from(text);
+      const medium = big.subarray(0, 200_000);
+      const { hash } = await store.putBlobStream(uneven(big));
+      await store.putBlobs([{ hash: sha256(medium), data: Buffer.from(medium) }]);
+      const ranges = [
+        { offset: 0, length: 1 },
+        { offset: 16_383, length: 2 },
+        { offset: c - 20_000, length: 40_000 },
+        { offset: 100_000, length: 0 },
+        { offset: 2 * c + 1, length: 70_000 },
+        { offset: big.byteLength - 5, length: 50 },
+        { offset: big.byteLength + 5, length: 5 },
+        { offset: 123_457, length: 16_384 * 3 + 11 },
+      ];
+      const got = await store.readBlobRanges(hash, ranges);
+      expect(got).toHaveLength(ranges.length);
+      for (const [i, { offset, length }] of ranges.entries()) {
+        const want = big.subarray(offset, offset + length);
+        expect(got?.[i]?.equals(want), `${offset}+${length}`).toBe(true);
+        expect((await store.readBlobRange(hash, offset, length))?.equals(want)).toBe(true);
+      }
+      const parts = await store.readBlobRanges(sha256(medium), [
+        { offset: 70_000, length: 20_000 },
+        { offset: 5, length: 10 },
+      ]);
+      expect(parts?.[0]?.equals(medium.subarray(70_000, 90_000))).toBe(true);
+      expect(parts?.[1]?.equals(medium.subarray(5, 15))).toBe(true);
+      expect((await store.getBlob(hash))?.equals(big)).toBe(true);
+      expect((await store.getBlob(sha256(medium)))?.equals(medium)).toBe(true);
+      expect(await store.readBlobRanges(sha256("absent"), [{ offset: 0, length: 1 }])).toBeNull();
+      expect(await codeOf(store.readBlobRanges(hash, [{ offset: 0, length: 1 }, { offset: 1, length: -1 }]))).toBe(
+        "INVALID_ARGUMENT",
+      );
+      expect(await store.checkIntegrity()).toEqual([]);
+    });
+
     it("stores identical chunks once and sweeps only chunks no blob uses, after the grace time", async () => {
       const c = store.chunkBytes;
       const shared = pattern(2 * c, 9);

@@ -5,14 +5,18 @@
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import { decode, decodePrefix, encode } from "../blob-codec.js";
+import { decode, encode } from "../blob-codec.js";
 import {
   badLayout,
+  type ByteRange,
   CHUNK_BYTES,
   type ChunkRef,
+  checkRanges,
   chunksOf,
+  gatherRanges,
   MAX_WHOLE_BLOB_BYTES,
   missingChunk,
+  type Piece,
   storeStream,
   toBuffer,
   tooLargeWhole,
@@ -159,43 +163,41 @@ export class RedisBlobs {
     const meta = toMeta(reply);
     if (!meta) return null;
     if (meta.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, meta.size);
-    if (meta.chunks > 0) return this.range(hash, 0, meta.size);
+    if (meta.chunks > 0) return (await this.ranges(hash, [{ offset: 0, length: meta.size }]))?.[0] ?? null;
     return this.inline(hash, meta);
   }
 
-  async range(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
-    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
-      throw new AfsError("INVALID_ARGUMENT", `a range needs a whole offset and length ≥ 0 (got ${offset}, ${length})`);
-    }
-    if (length > MAX_WHOLE_BLOB_BYTES) {
-      throw new AfsError(
-        "QUOTA_EXCEEDED",
-        `a range read returns at most ${MAX_WHOLE_BLOB_BYTES} bytes; read smaller ranges`,
-        {
-          limit: MAX_WHOLE_BLOB_BYTES,
-        },
-      );
-    }
+  /** Each range's bytes (see Store.readBlobRanges); null when the blob is not stored. */
+  async ranges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
+    checkRanges(ranges);
     const meta = await this.meta(hash);
     if (!meta) return null;
-    const end = Math.min(meta.size, offset + length);
-    if (end <= offset) return Buffer.alloc(0);
-    if (meta.chunks === 0) return (await this.inline(hash, meta)).subarray(offset, end);
-    const first = Math.floor(offset / meta.chunkBytes);
-    const last = Math.floor((end - 1) / meta.chunkBytes);
-    const out = Buffer.allocUnsafe(end - offset);
-    for (let i = first; i <= last; i += PAGE) {
-      const refs = await this.layout(hash, meta, i, Math.min(last, i + PAGE - 1));
-      const datas = await Promise.all(
-        refs.map((ref) => this.chunk(hash, ref, Math.min(end, ref.start + ref.size) - ref.start)),
-      );
-      refs.forEach((ref, j) => {
-        const from = Math.max(offset, ref.start);
-        const to = Math.min(end, ref.start + ref.size);
-        (datas[j] as Buffer).copy(out, from - offset, from - ref.start, to - ref.start);
-      });
+    const wanted = ranges.filter((r) => r.length > 0 && r.offset < meta.size);
+    if (wanted.length === 0) return ranges.map(() => Buffer.alloc(0));
+    if (meta.chunks === 0) {
+      const stored = quiet(this.storedInline(hash));
+      const inline: Piece = { ref: { start: 0, size: meta.size, hash }, what: `content ${hash}`, stored: () => stored };
+      return gatherRanges(meta.size, ranges, [inline], () => badLayout(hash));
     }
-    return out;
+    // The chunks some range touches, fetched together.
+    const touched = new Set<number>();
+    for (const r of wanted) {
+      const last = Math.floor((Math.min(meta.size, r.offset + r.length) - 1) / meta.chunkBytes);
+      for (let i = Math.floor(r.offset / meta.chunkBytes); i <= last; i++) touched.add(i);
+    }
+    const indexes = [...touched].sort((a, b) => a - b);
+    const pieces: Piece[] = [];
+    for (let i = 0; i < indexes.length; ) {
+      let j = i;
+      while (j + 1 < indexes.length && (indexes[j + 1] as number) - (indexes[i] as number) < PAGE) j++;
+      const refs = await this.layout(hash, meta, indexes[i] as number, indexes[j] as number);
+      for (; i <= j; i++) {
+        const ref = refs[(indexes[i] as number) - (refs[0] as ChunkRef).start / meta.chunkBytes] as ChunkRef;
+        const stored = quiet(this.storedChunk(hash, ref));
+        pieces.push({ ref, what: `chunk ${ref.hash} at byte ${ref.start} of content ${hash}`, stored: () => stored });
+      }
+    }
+    return gatherRanges(meta.size, ranges, pieces, () => badLayout(hash));
   }
 
   /** The blob's bytes chunk by chunk; NOT_FOUND when it is not stored. */
@@ -219,9 +221,13 @@ export class RedisBlobs {
   }
 
   private async inline(hash: Hash, meta: BlobMeta): Promise<Buffer> {
+    return decode(await this.storedInline(hash), meta.size, `content ${hash}`);
+  }
+
+  private async storedInline(hash: Hash): Promise<Buffer> {
     const stored = buf(await this.link.read(["HGET", this.keys.object("blob", hash), "d"]));
     if (!stored) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
-    return decode(stored, meta.size, `content ${hash}`);
+    return stored;
   }
 
   /** Layout entries from..to (inclusive) with their offsets. */
@@ -234,13 +240,18 @@ export class RedisBlobs {
     });
   }
 
-  /** A chunk's bytes: all of them, or at least the first `need` (blob-codec's decodePrefix). */
-  private async chunk(blob: Hash, ref: ChunkRef, need = ref.size): Promise<Buffer> {
+  /** A chunk's bytes. */
+  private async chunk(blob: Hash, ref: ChunkRef): Promise<Buffer> {
+    return decode(await this.storedChunk(blob, ref), ref.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+  }
+
+  /** A chunk's stored value, as blob-codec wrote it. */
+  private async storedChunk(blob: Hash, ref: ChunkRef): Promise<Buffer> {
     const reply = arr(await this.link.read(["HMGET", this.keys.chunk(ref.hash), "s", "d"]));
     const data = buf(reply[1] ?? null);
     if (!data) throw missingChunk(blob, ref);
     if (num(reply[0] ?? null) !== ref.size) throw badLayout(blob);
-    return decodePrefix(data, ref.size, need, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+    return data;
   }
 
   // --- listing and deleting --------------------------------------------------------------------
@@ -292,4 +303,10 @@ function toMeta(reply: ReturnType<typeof arr>): BlobMeta | null {
   const size = num(reply[0] ?? null);
   if (size === null) return null;
   return { size, chunks: num(reply[1] ?? null) ?? 0, chunkBytes: num(reply[2] ?? null) ?? 0 };
+}
+
+/** A promise fetched ahead of its use: its failure is reported where it is awaited, or not at all when an earlier piece failed first. */
+function quiet<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }

@@ -4,6 +4,7 @@
 import type { Entry } from "../../core/entry.js";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
+import type { ByteRange } from "../chunking.js";
 import { checkDump } from "../dump.js";
 import type {
   CheckpointRecord,
@@ -127,8 +128,12 @@ export class RedisStore implements Store {
     return this.blobs.size(hash);
   }
 
-  readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
-    return this.blobs.range(hash, offset, length);
+  async readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
+    return (await this.blobs.ranges(hash, [{ offset, length }]))?.[0] ?? null;
+  }
+
+  readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
+    return this.blobs.ranges(hash, ranges);
   }
 
   blobStream(hash: Hash): AsyncIterable<Buffer> {

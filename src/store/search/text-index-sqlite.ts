@@ -259,22 +259,18 @@ export class SqliteTextIndex implements TextIndex {
     }
     const size = lines[2 * k.blocks] as number;
     if (bytes * 2 > size) return null;
+    // One read for all of them: the store fetches each stored value once and inflates only the
+    // segments the spans cover (blob-codec.ts).
+    const datas = await this.store.readBlobRanges(
+      hash,
+      spans.map((s) => ({ offset: s.start, length: s.end - s.start })),
+    );
+    if (!datas) return null;
     const runs: BlockRun[] = [];
-    // One read per stretch of store chunks the runs touch, so no chunk is inflated twice (a text of
-    // one chunk is one read).
-    const chunk = this.store.chunkBytes;
-    const chunkOf = (offset: number) => (size <= chunk ? 0 : Math.floor(offset / chunk));
-    for (let i = 0; i < spans.length; ) {
-      let j = i + 1;
-      while (j < spans.length && chunkOf((spans[j] as Span).start) <= chunkOf((spans[j - 1] as Span).end - 1)) j++;
-      const from = size <= chunk ? 0 : (spans[i] as Span).start;
-      const to = size <= chunk ? size : (spans[j - 1] as Span).end;
-      const data = size <= chunk ? await this.blob(hash) : await this.store.readBlobRange(hash, from, to - from);
-      if (!data || data.length !== to - from) return null;
-      for (; i < j; i++) {
-        const { start, end, line } = spans[i] as Span;
-        runs.push({ start, line, view: data.toString("latin1", start - from, end - from) });
-      }
+    for (const [i, { start, end, line }] of spans.entries()) {
+      const data = datas[i] as Buffer;
+      if (data.byteLength !== end - start) return null;
+      runs.push({ start, line, view: data.toString("latin1") });
     }
     this.partial.set(hash, { blocks, runs });
     return runs;

@@ -6,14 +6,18 @@ import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import { decode, decodePrefix, encode } from "../blob-codec.js";
+import { decode, encode } from "../blob-codec.js";
 import {
   badLayout,
+  type ByteRange,
   CHUNK_BYTES,
   type ChunkRef,
+  checkRanges,
   chunksOf,
+  gatherRanges,
   MAX_WHOLE_BLOB_BYTES,
   missingChunk,
+  type Piece,
   storeStream,
   toBuffer,
   tooLargeWhole,
@@ -48,9 +52,6 @@ function prepare(db: Database.Database) {
       "SELECT size, length(data) AS stored, CASE WHEN size <= ? THEN data END AS data FROM blobs WHERE hash = ?",
     ),
     inline: db.prepare<[Hash], Buffer>("SELECT data FROM blobs WHERE hash = ?").pluck(),
-    inlineRange: db
-      .prepare<[number, number, Hash], Buffer>("SELECT substr(data, ?, ?) FROM blobs WHERE hash = ?")
-      .pluck(),
     putBlob: db.prepare<[Hash, number, number, Buffer]>(
       "INSERT OR IGNORE INTO blobs (hash, size, created_at, data) VALUES (?, ?, ?, ?)",
     ),
@@ -171,44 +172,39 @@ export class SqliteBlobs {
       if (!row) return null;
       // Also for a large blob stored inline by the previous layout: the cap is about callers' memory.
       if (row.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, row.size);
-      if (isChunked(row)) return this.range(hash, 0, row.size);
+      if (isChunked(row)) return this.whole(hash, row.size);
       return decode(row.data ?? EMPTY, row.size, `content ${hash}`);
     });
   }
 
-  range(hash: Hash, offset: number, length: number): Buffer | null {
-    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
-      throw new AfsError("INVALID_ARGUMENT", `a range needs a whole offset and length ≥ 0 (got ${offset}, ${length})`);
+  /** Each range's bytes (see Store.readBlobRanges); null when the blob is not stored. */
+  async ranges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
+    checkRanges(ranges);
+    const meta = this.guard(() => this.st.meta.get(hash));
+    if (!meta) return null;
+    const wanted = ranges.filter((r) => r.length > 0 && r.offset < meta.size);
+    if (wanted.length === 0) return ranges.map(() => Buffer.alloc(0));
+    if (!isChunked(meta)) {
+      const inline: Piece = {
+        ref: { start: 0, size: meta.size, hash },
+        what: `content ${hash}`,
+        stored: () => this.guard(() => this.st.inline.get(hash) ?? EMPTY),
+      };
+      return gatherRanges(meta.size, ranges, [inline], () => badLayout(hash));
     }
-    if (length > MAX_WHOLE_BLOB_BYTES) {
-      throw new AfsError(
-        "QUOTA_EXCEEDED",
-        `a range read returns at most ${MAX_WHOLE_BLOB_BYTES} bytes; read smaller ranges`,
-        {
-          limit: MAX_WHOLE_BLOB_BYTES,
-        },
+    const from = wanted.reduce((m, r) => Math.min(m, r.offset), meta.size);
+    const to = wanted.reduce((m, r) => Math.max(m, Math.min(meta.size, r.offset + r.length)), 0);
+    const pieces = this.guard(() => {
+      const first = this.st.firstStart.get(hash, from) ?? 0;
+      return this.st.layout.all(hash, first, to, Number.MAX_SAFE_INTEGER).map(
+        (ref): Piece => ({
+          ref,
+          what: `chunk ${ref.hash} at byte ${ref.start} of content ${hash}`,
+          stored: () => this.guard(() => this.storedChunk(hash, ref)),
+        }),
       );
-    }
-    return this.guard(() => {
-      const meta = this.st.meta.get(hash);
-      if (!meta) return null;
-      const end = Math.min(meta.size, offset + length);
-      if (end <= offset) return Buffer.alloc(0);
-      if (meta.stored < meta.size && !isChunked(meta)) return this.inline(hash, meta).subarray(offset, end);
-      if (!isChunked(meta)) return this.st.inlineRange.get(offset + 1, end - offset, hash) ?? Buffer.alloc(0);
-      const out = Buffer.allocUnsafe(end - offset);
-      const first = this.st.firstStart.get(hash, offset) ?? 0;
-      let filled = 0;
-      for (const ref of this.st.layout.all(hash, first, end, Number.MAX_SAFE_INTEGER)) {
-        const from = Math.max(offset, ref.start);
-        const to = Math.min(end, ref.start + ref.size);
-        const data = this.chunk(hash, ref, to - ref.start).subarray(from - ref.start, to - ref.start);
-        data.copy(out, from - offset);
-        filled += data.byteLength;
-      }
-      if (filled !== end - offset) throw badLayout(hash);
-      return out;
     });
+    return gatherRanges(meta.size, ranges, pieces, () => badLayout(hash));
   }
 
   /** The blob's bytes chunk by chunk; NOT_FOUND when it is not stored. */
@@ -277,12 +273,29 @@ export class SqliteBlobs {
     return decode(stored, meta.size, `content ${hash}`);
   }
 
-  /** A chunk's bytes: all of them, or at least the first `need`. */
-  private chunk(blob: Hash, ref: ChunkRef, need = ref.size): Buffer {
+  /** A chunked blob's bytes in one buffer. */
+  private whole(hash: Hash, size: number): Buffer {
+    const out = Buffer.allocUnsafe(size);
+    let filled = 0;
+    for (const ref of this.st.layout.all(hash, 0, size, Number.MAX_SAFE_INTEGER)) {
+      if (ref.start !== filled) throw badLayout(hash);
+      filled += this.chunk(hash, ref).copy(out, filled);
+    }
+    if (filled !== size) throw badLayout(hash);
+    return out;
+  }
+
+  /** A chunk's bytes. */
+  private chunk(blob: Hash, ref: ChunkRef): Buffer {
+    return decode(this.storedChunk(blob, ref), ref.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+  }
+
+  /** A chunk's stored value, as blob-codec wrote it. */
+  private storedChunk(blob: Hash, ref: ChunkRef): Buffer {
     const row = this.st.chunk.get(ref.hash);
     if (!row) throw missingChunk(blob, ref);
-    const what = `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`;
-    return decodePrefix(row.data, row.size, need, what);
+    if (row.size !== ref.size) throw badLayout(blob);
+    return row.data;
   }
 
   private link(hash: Hash, size: number, chunks: readonly ChunkRef[], now: number): void {

@@ -7,7 +7,7 @@ import type { Entry, EntryKind } from "../../core/entry.js";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
-import { toBuffer } from "../chunking.js";
+import { type ByteRange, toBuffer } from "../chunking.js";
 import { checkDump } from "../dump.js";
 import { pollEvents } from "../follow.js";
 import { makeDirectory } from "../make-dir.js";
@@ -210,7 +210,11 @@ export class SqliteStore implements Store {
   }
 
   async readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
-    return this.blobs.range(hash, offset, length);
+    return (await this.blobs.ranges(hash, [{ offset, length }]))?.[0] ?? null;
+  }
+
+  readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
+    return this.blobs.ranges(hash, ranges);
   }
 
   blobStream(hash: Hash): AsyncIterable<Buffer> {
