@@ -5,8 +5,7 @@ import { decode, decodeSpans, encode } from "./blob-codec.js";
 
 // Text that compresses unevenly: a repetitive start, then varied lines.
 const text = Buffer.from(
-  "x".repeat(300_000) +
-    Array.from({ length: 60_000 }, (_, i) => `line ${i} ${(i * 2654435761) % 1000003}\n`).join(""),
+  "x".repeat(300_000) + Array.from({ length: 60_000 }, (_, i) => `line ${i} ${(i * 2654435761) % 1000003}\n`).join(""),
 );
 const SEGMENT = 16 * 1024;
 const spans = [
@@ -27,14 +26,14 @@ describe("blob codec", () => {
     expect(stored.byteLength).toBeLessThan(text.byteLength * 0.9);
     expect(decode(stored, text.byteLength, "test").equals(text)).toBe(true);
     const got = decodeSpans(stored, text.byteLength, spans, "test");
-    got.forEach((g, i) => expect(g.equals(expected[i] as Buffer)).toBe(true));
+    for (const [i, g] of got.entries()) expect(g.equals(expected[i] as Buffer)).toBe(true);
   });
 
   it("reads values written before seekable values existed (one deflate stream), whole and in spans", () => {
     const old = deflateRawSync(text, { level: 1 });
     expect(decode(old, text.byteLength, "test").equals(text)).toBe(true);
     const got = decodeSpans(old, text.byteLength, spans, "test");
-    got.forEach((g, i) => expect(g.equals(expected[i] as Buffer)).toBe(true));
+    for (const [i, g] of got.entries()) expect(g.equals(expected[i] as Buffer)).toBe(true);
   });
 
   it("keeps small and incompressible values as they are, and reads them in spans", () => {
@@ -44,9 +43,9 @@ describe("blob codec", () => {
     expect(decode(smallStored, small.byteLength, "test").equals(small)).toBe(true);
     const noise = randomBytes(200_000);
     expect(encode(noise)).toBe(noise);
-    expect(decodeSpans(noise, noise.byteLength, [{ from: 10, to: 20 }], "test")[0]?.equals(noise.subarray(10, 20))).toBe(
-      true,
-    );
+    expect(
+      decodeSpans(noise, noise.byteLength, [{ from: 10, to: 20 }], "test")[0]?.equals(noise.subarray(10, 20)),
+    ).toBe(true);
   });
 
   it("a corrupt value fails as IO_ERROR, whole or in spans, never as other bytes", () => {

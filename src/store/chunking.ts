@@ -161,7 +161,10 @@ export async function gatherRanges(
   pieces: readonly Piece[],
   gap: () => AfsError,
 ): Promise<Buffer[]> {
-  const bounds = ranges.map(({ offset, length }) => ({ from: offset, to: Math.max(offset, Math.min(size, offset + length)) }));
+  const bounds = ranges.map(({ offset, length }) => ({
+    from: offset,
+    to: Math.max(offset, Math.min(size, offset + length)),
+  }));
   const parts: Buffer[][] = bounds.map(() => []);
   for (const piece of pieces) {
     const { start, size: bytes } = piece.ref;

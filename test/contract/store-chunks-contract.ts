@@ -142,9 +142,14 @@ export function storeChunksContract(name: string, make: StoreFactory, options: {
       expect((await store.getBlob(hash))?.equals(big)).toBe(true);
       expect((await store.getBlob(sha256(medium)))?.equals(medium)).toBe(true);
       expect(await store.readBlobRanges(sha256("absent"), [{ offset: 0, length: 1 }])).toBeNull();
-      expect(await codeOf(store.readBlobRanges(hash, [{ offset: 0, length: 1 }, { offset: 1, length: -1 }]))).toBe(
-        "INVALID_ARGUMENT",
-      );
+      expect(
+        await codeOf(
+          store.readBlobRanges(hash, [
+            { offset: 0, length: 1 },
+            { offset: 1, length: -1 },
+          ]),
+        ),
+      ).toBe("INVALID_ARGUMENT");
       expect(await store.checkIntegrity()).toEqual([]);
     });
 

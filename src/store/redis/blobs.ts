@@ -7,8 +7,8 @@ import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
 import {
-  badLayout,
   type ByteRange,
+  badLayout,
   CHUNK_BYTES,
   type ChunkRef,
   checkRanges,
@@ -242,7 +242,11 @@ export class RedisBlobs {
 
   /** A chunk's bytes. */
   private async chunk(blob: Hash, ref: ChunkRef): Promise<Buffer> {
-    return decode(await this.storedChunk(blob, ref), ref.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
+    return decode(
+      await this.storedChunk(blob, ref),
+      ref.size,
+      `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`,
+    );
   }
 
   /** A chunk's stored value, as blob-codec wrote it. */

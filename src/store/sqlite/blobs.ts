@@ -8,8 +8,8 @@ import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
 import {
-  badLayout,
   type ByteRange,
+  badLayout,
   CHUNK_BYTES,
   type ChunkRef,
   checkRanges,
