@@ -20,13 +20,8 @@ import type {
   TextIndexBuild,
   TextIndexStatus,
 } from "../../search/text-index.js";
-import {
-  asciiTrigramDocument,
-  BLOOM_BYTES,
-  blockedTrigramDocument,
-  trigramDocument,
-  trigramTokens,
-} from "../../search/trigrams.js";
+import { literalTokens } from "../../search/trigram-token.js";
+import { asciiTrigramDocument, BLOOM_BYTES, blockedTrigramDocument, trigramDocument } from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
@@ -505,7 +500,7 @@ function ftsExpression(query: LiteralQuery): string | null {
     case "all":
       return null;
     case "lit": {
-      const tokens = trigramTokens(query.folded);
+      const tokens = literalTokens(query.folded);
       return tokens.length === 0 ? null : tokens.map((t) => `"${t}"`).join(" AND ");
     }
     case "and": {
