@@ -6,7 +6,7 @@
 import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
-import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
+import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
 import { BlockFilters, type ProbeTree, queryProbes } from "../../search/block-filters.js";
@@ -63,6 +63,15 @@ const SCHEMA = [
   // cold search reads only a large text's candidate blocks. Rows indexed before have none; they are
   // read whole, as before, until the index is rebuilt.
   `ALTER TABLE text_blooms ADD COLUMN lines BLOB;`,
+  // Version 6: scopes found wholly indexed, by a digest of their hashes (scopeDigest), with the
+  // generation they were found in and those of their blobs too large to index. A new process
+  // searching such a scope asks FTS5 first and looks up only the rows it names, not every hash.
+  `CREATE TABLE text_scopes (
+     id INTEGER PRIMARY KEY,
+     digest TEXT NOT NULL UNIQUE,
+     generation INTEGER NOT NULL,
+     large TEXT NOT NULL
+   );`,
 ];
 
 enum State {
@@ -89,6 +98,16 @@ interface Scope {
   large: number[];
 }
 
+/**
+ * A scope text_scopes says was wholly indexed in this generation: nothing in it needs indexing, so
+ * only the rows a query names are looked up, and kept if they are members.
+ */
+interface MarkedScope {
+  epoch: number;
+  members: ReadonlySet<Hash>;
+  large: readonly Hash[];
+}
+
 /** The blocks of each candidate blob that may hold a match; null: all of them. */
 export type Candidates = Map<Hash, readonly number[] | null>;
 
@@ -105,6 +124,8 @@ const LOOKUP_CHUNK = 500;
 /** How much of a blob decodeText looks at for a NUL, the mark of binary content. */
 const BINARY_SNIFF_BYTES = 8192;
 const MAX_KNOWN = 1_000_000;
+/** Scope markers kept (the newest): one per tree and filter searched by a process that had to look it up. */
+const MAX_SCOPES = 1000;
 
 /** Adjacent candidate blocks of a text: their bytes [start, end) and the number of the line at start. */
 interface Span {
@@ -125,6 +146,10 @@ export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
   /** Scopes by the hash array a search passed; valid while `epoch` (bumped when `known` is cleared) is theirs. */
   private readonly scopes = new WeakMap<readonly Hash[], Scope>();
+  /** Marked scopes by hash array, under the same epoch rule. */
+  private readonly marked = new WeakMap<readonly Hash[], MarkedScope>();
+  /** Hashes of the rows looked up by id (the rows a query named in a marked scope). */
+  private readonly ids = new Map<number, Hash>();
   private epoch = 0;
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
   private blooms = bloomCache();
@@ -160,8 +185,18 @@ export class SqliteTextIndex implements TextIndex {
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
     this.checkGeneration();
-    const scope = await this.scopeOf(hashes);
     const expression = ftsExpression(query);
+    if (expression !== null && this.scopes.get(hashes)?.epoch !== this.epoch && this.unfamiliar(hashes)) {
+      // One read transaction: the generation, the marker and the rows FTS5 names agree.
+      const found = this.st.db
+        .transaction(() => {
+          this.checkGeneration();
+          return this.markedCandidates(hashes, expression, query);
+        })
+        .deferred();
+      if (found) return found;
+    }
+    const scope = await this.scopeOf(hashes);
     const out: Candidates = new Map();
     if (expression === null) {
       for (const i of scope.texts) out.set(hashes[i] as Hash, null);
@@ -172,17 +207,53 @@ export class SqliteTextIndex implements TextIndex {
     const probes = queryProbes(query);
     for (const id of this.st.match.all(expression) as number[]) {
       const i = scope.byId.get(id);
-      if (i === undefined) continue;
-      const k = scope.known[i] as Known;
-      if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
-      else {
-        const blocks = this.blocksMatching(k, probes);
-        if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
-      }
+      if (i !== undefined) this.addCandidate(out, hashes[i] as Hash, scope.known[i] as Known, probes);
     }
     // Too large to index: always candidates, to be scanned.
     for (const i of scope.large) out.set(hashes[i] as Hash, null);
     return out;
+  }
+
+  /**
+   * Whether this process may not know `hashes` yet, by a few of them: a new process, or a new
+   * workspace, is then better served by a marker than by looking up every hash; a warm process
+   * whose tree changed by an edit or two still knows them and goes on as before.
+   */
+  private unfamiliar(hashes: readonly Hash[]): boolean {
+    if (hashes.length === 0) return false;
+    const probe = [0, hashes.length >> 1, hashes.length - 1];
+    return probe.some((i) => !this.known.has(hashes[i] as Hash));
+  }
+
+  /** Candidates from a marked scope (see MarkedScope), or null when `hashes` has no valid marker. */
+  private markedCandidates(hashes: readonly Hash[], expression: string, query: LiteralQuery): Candidates | null {
+    let scope = this.marked.get(hashes);
+    if (scope?.epoch !== this.epoch) {
+      const large = this.st.scope.get(scopeDigest(hashes), this.generation) as string | undefined;
+      if (large === undefined) return null;
+      scope = { epoch: this.epoch, members: new Set(hashes), large: JSON.parse(large) as Hash[] };
+      this.marked.set(hashes, scope);
+    }
+    const ids = this.st.match.all(expression) as number[];
+    this.lookupIds(ids.filter((id) => !this.ids.has(id)));
+    const probes = queryProbes(query);
+    const out: Candidates = new Map();
+    for (const id of ids) {
+      const hash = this.ids.get(id);
+      if (hash === undefined || !scope.members.has(hash)) continue;
+      const k = this.known.get(hash);
+      if (k?.state === State.Text) this.addCandidate(out, hash, k, probes);
+    }
+    for (const hash of scope.large) out.set(hash, null);
+    return out;
+  }
+
+  private addCandidate(out: Candidates, hash: Hash, k: Known, probes: ProbeTree): void {
+    if (k.blocks <= 1) out.set(hash, null);
+    else {
+      const blocks = this.blocksMatching(k, probes);
+      if (blocks.length > 0) out.set(hash, blocks);
+    }
   }
 
   /**
@@ -194,7 +265,8 @@ export class SqliteTextIndex implements TextIndex {
     if (cached?.epoch === this.epoch) return cached;
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
-    if (known.includes(undefined)) {
+    const looked = known.includes(undefined);
+    if (looked) {
       await this.indexMissing(this.lookup(this.unknown(hashes)));
       hashes.forEach((h, i) => {
         known[i] ??= this.known.get(h) ?? this.fetchOne(h);
@@ -210,8 +282,25 @@ export class SqliteTextIndex implements TextIndex {
       } else if (k.state === State.Large) scope.large.push(i);
     });
     // A blob another process is still indexing is asked about again next time.
-    if (complete) this.scopes.set(hashes, scope);
+    if (complete) {
+      this.scopes.set(hashes, scope);
+      // Having paid for the lookup, leave the next process a marker (a warm process, which looked
+      // up nothing, does not write one on every search of an edited tree).
+      if (looked) this.mark(hashes, scope);
+    }
     return scope;
+  }
+
+  /** Records that every hash of `hashes` is indexed in this generation (see MarkedScope). */
+  private mark(hashes: readonly Hash[], scope: Scope): void {
+    const st = this.st;
+    const large = JSON.stringify(scope.large.map((i) => hashes[i]));
+    st.db
+      .transaction(() => {
+        st.mark.run(scopeDigest(hashes), this.generation, large);
+        st.trimScopes.run(MAX_SCOPES);
+      })
+      .immediate();
   }
 
   async text(hash: Hash): Promise<string | null> {
@@ -292,6 +381,7 @@ export class SqliteTextIndex implements TextIndex {
       .transaction(() => {
         st.db.exec(`DELETE FROM text_blobs;
           DELETE FROM text_blooms;
+          DELETE FROM text_scopes;
           INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
         st.bump.run();
       })
@@ -302,6 +392,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Drops every id held in memory (they may name other blobs now), and the scopes built on them. */
   private forget(): void {
     this.known.clear();
+    this.ids.clear();
     this.epoch++;
   }
 
@@ -323,7 +414,10 @@ export class SqliteTextIndex implements TextIndex {
           st.deleteBlooms.run(ids);
           st.deleteBlobs.run(ids);
         }
-        if (gone.length > 0) st.bump.run();
+        if (gone.length > 0) {
+          st.db.exec("DELETE FROM text_scopes");
+          st.bump.run();
+        }
         return gone.length;
       })
       .immediate();
@@ -337,7 +431,8 @@ export class SqliteTextIndex implements TextIndex {
       const row = this.st.blooms.get(k.id) as Buffer | undefined;
       // No filters (another writer's row in flight), or filters of another size: every block may match.
       if (!row || row.length !== k.blocks * BLOOM_BYTES) return Array.from({ length: k.blocks }, (_, b) => b);
-      filters = new BlockFilters(new Uint8Array(row), k.blocks);
+      // The row is a fresh buffer of its own: viewed, not copied.
+      filters = new BlockFilters(new Uint8Array(row.buffer, row.byteOffset, row.length), k.blocks);
       this.blooms.set(k.id, filters);
     }
     return filters.matching(probes);
@@ -371,6 +466,19 @@ export class SqliteTextIndex implements TextIndex {
       }
     }
     return unknown.filter((h) => !this.known.has(h));
+  }
+
+  /** Fills `known` (and `ids`) for the rows of these ids. */
+  private lookupIds(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    if (this.known.size + ids.length > MAX_KNOWN) this.forget();
+    for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+      const chunk = JSON.stringify(ids.slice(i, i + LOOKUP_CHUNK));
+      for (const row of this.st.byIds.all(chunk) as (Known & { hash: Hash })[]) {
+        this.known.set(row.hash, { id: row.id, state: row.state, blocks: row.blocks });
+        this.ids.set(row.id, row.hash);
+      }
+    }
   }
 
   /** Reads, decodes and indexes these blobs, in transactions of about BATCH_BYTES. */
@@ -471,6 +579,15 @@ function prepare(db: Database.Database) {
       "SELECT hash, id, state, blocks FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
     ),
     one: db.prepare<[string]>("SELECT id, state, blocks FROM text_blobs WHERE hash = ?"),
+    byIds: db.prepare<[string]>(
+      "SELECT hash, id, state, blocks FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))",
+    ),
+    scope: db.prepare<[string, number]>("SELECT large FROM text_scopes WHERE digest = ? AND generation = ?").pluck(),
+    mark: db.prepare<[string, number, string]>(
+      // REPLACE: a marker written again takes a new id, the newest, which trimming keeps.
+      "INSERT OR REPLACE INTO text_scopes (digest, generation, large) VALUES (?, ?, ?)",
+    ),
+    trimScopes: db.prepare<[number]>("DELETE FROM text_scopes WHERE id <= (SELECT max(id) FROM text_scopes) - ?"),
     blooms: db.prepare<[number]>("SELECT blooms FROM text_blooms WHERE id = ?").pluck(),
     insertBlooms: db.prepare<[number, Uint8Array, Uint8Array | null]>(
       "INSERT OR REPLACE INTO text_blooms (id, blooms, lines) VALUES (?, ?, ?)",
@@ -493,6 +610,9 @@ function prepare(db: Database.Database) {
 
 // Weighed by the stored filters' size (fixed, as the cache needs; transposed they hold at most ~1.5x that).
 const bloomCache = () => new WeightedLru<number, BlockFilters>(64 * 1024 * 1024, (f) => f.blocks * BLOOM_BYTES);
+
+/** A scope's name in text_scopes: its hashes, in the order the search passed them. */
+const scopeDigest = (hashes: readonly Hash[]): string => sha256(hashes.join("\n"));
 
 /** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
 function ftsExpression(query: LiteralQuery): string | null {
