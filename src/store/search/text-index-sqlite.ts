@@ -100,11 +100,10 @@ interface Scope {
 
 /**
  * A scope text_scopes says was wholly indexed in this generation: nothing in it needs indexing, so
- * only the rows a query names are looked up, and kept if they are members.
+ * only the rows a query names are looked up, and kept if they are in scope.
  */
 interface MarkedScope {
   epoch: number;
-  members: ReadonlySet<Hash>;
   large: readonly Hash[];
 }
 
@@ -231,18 +230,23 @@ export class SqliteTextIndex implements TextIndex {
     if (scope?.epoch !== this.epoch) {
       const large = this.st.scope.get(scopeDigest(hashes), this.generation) as string | undefined;
       if (large === undefined) return null;
-      scope = { epoch: this.epoch, members: new Set(hashes), large: JSON.parse(large) as Hash[] };
+      scope = { epoch: this.epoch, large: JSON.parse(large) as Hash[] };
       this.marked.set(hashes, scope);
     }
     const ids = this.st.match.all(expression) as number[];
     this.lookupIds(ids.filter((id) => !this.ids.has(id)));
-    const probes = queryProbes(query);
-    const out: Candidates = new Map();
+    const named = new Map<Hash, Known>();
     for (const id of ids) {
       const hash = this.ids.get(id);
-      if (hash === undefined || !scope.members.has(hash)) continue;
-      const k = this.known.get(hash);
-      if (k?.state === State.Text) this.addCandidate(out, hash, k, probes);
+      const k = hash === undefined ? undefined : this.known.get(hash);
+      if (k?.state === State.Text) named.set(hash as Hash, k);
+    }
+    // One pass over the scope asking a map of the few named rows: cheaper than a set of the scope.
+    const probes = queryProbes(query);
+    const out: Candidates = new Map();
+    for (const hash of named.size > 0 ? hashes : []) {
+      const k = named.get(hash);
+      if (k) this.addCandidate(out, hash, k, probes);
     }
     for (const hash of scope.large) out.set(hash, null);
     return out;
