@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { tempAfs } from "../../../test/helpers/tmp.js";
 import { type Hash, sha256 } from "../../core/hash.js";
+import { BANDS } from "../../search/block-filters.js";
 import type { LiteralQuery } from "../../search/text-index.js";
+import { BLOOM_BYTES } from "../../search/trigrams.js";
 import type { Afs } from "../../workspace/afs.js";
 import { SqliteTextIndex } from "./text-index-sqlite.js";
 
@@ -118,5 +120,36 @@ describe("SqliteTextIndex", () => {
       expect([...(await index.candidates([...hashes], lit("beta"))).keys()]).toEqual([hashes[1]]);
       expect(looked).toHaveBeenCalled();
     });
+  });
+
+  it("keeps the filters of a text of many blocks in bands, which a new process reads to find its blocks", async () => {
+    const lines = Array.from({ length: 40_000 }, (_, i) => `line ${i} of filler text ${i % 7}`);
+    lines[31_000] = "the one needle";
+    const text = Buffer.from(`${lines.join("\n")}\n`);
+    const small = Buffer.from(`${"short text\n".repeat(4000)}needle\n`);
+    const hashes = [sha256(text), sha256(small)] as Hash[];
+    await t.afs.store.putBlobs([
+      { hash: hashes[0] as Hash, data: text },
+      { hash: hashes[1] as Hash, data: small },
+    ]);
+    const query: LiteralQuery = { op: "lit", folded: "the one needle" };
+    const first = await new SqliteTextIndex(() => t.afs.searchDb, t.afs.store).candidates(hashes, query);
+    const db = t.afs.searchDb.db;
+    expect(db.prepare("SELECT count(*) FROM text_bands").pluck().get()).toBe(BANDS);
+    expect(db.prepare("SELECT max(length(blooms)) FROM text_blooms").pluck().get()).toBeLessThan(64 * BLOOM_BYTES);
+    const blocks = first.get(hashes[0] as Hash);
+    expect(blocks).toHaveLength(1);
+    const again = new SqliteTextIndex(() => t.afs.searchDb, t.afs.store);
+    expect(await again.candidates([...hashes], query)).toEqual(first);
+    // Asked again, and for other literals, in one process: the same blocks as rows would give.
+    for (const folded of ["the one needle", "line 3999", "filler text 3"]) {
+      const got = await again.candidates(hashes, { op: "lit", folded });
+      const view = await again.view(hashes[0] as Hash);
+      const holding = (got.get(hashes[0] as Hash) ?? []).length;
+      expect(holding).toBeGreaterThan(0);
+      expect(view?.includes(folded)).toBe(true);
+    }
+    expect(await again.prune((h) => h !== hashes[0])).toBe(1);
+    expect(db.prepare("SELECT count(*) FROM text_bands").pluck().get()).toBe(0);
   });
 });

@@ -9,7 +9,14 @@ import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
-import { BlockFilters, type ProbeTree, queryProbes } from "../../search/block-filters.js";
+import {
+  BANDS,
+  BlockFilters,
+  bandsOf,
+  type ProbeTree,
+  queryProbes,
+  TRANSPOSE_MIN_BLOCKS,
+} from "../../search/block-filters.js";
 import { blockBounds, blockLines } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
@@ -72,6 +79,16 @@ const SCHEMA = [
      generation INTEGER NOT NULL,
      large TEXT NOT NULL
    );`,
+  // Version 7: a text of many blocks (TRANSPOSE_MIN_BLOCKS, 64) keeps its filters transposed, in bands
+  // of filter bits (block-filters.ts bandsOf), keyed id * BANDS + band, and none in text_blooms: a new
+  // process reads the few bands a query's bits fall in, not the whole filter (2 KiB per block). The
+  // texts indexed before go, to be indexed again by the next search that has them in scope.
+  `CREATE TABLE text_bands (key INTEGER PRIMARY KEY, bits BLOB NOT NULL);
+   DELETE FROM text_trigrams WHERE rowid IN (SELECT id FROM text_blobs WHERE blocks >= 64);
+   DELETE FROM text_blooms WHERE id IN (SELECT id FROM text_blobs WHERE blocks >= 64);
+   DELETE FROM text_blobs WHERE blocks >= 64;
+   DELETE FROM text_scopes;
+   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
 enum State {
@@ -117,6 +134,7 @@ export interface SqliteTextIndexOptions {
   cacheUnits?: number;
 }
 
+const EMPTY = new Uint8Array(0);
 /** Bytes of text per indexing transaction: bounds memory, and lets progress move. */
 const BATCH_BYTES = 16 * 1024 * 1024;
 const LOOKUP_CHUNK = 500;
@@ -385,6 +403,7 @@ export class SqliteTextIndex implements TextIndex {
       .transaction(() => {
         st.db.exec(`DELETE FROM text_blobs;
           DELETE FROM text_blooms;
+          DELETE FROM text_bands;
           DELETE FROM text_scopes;
           INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
         st.bump.run();
@@ -418,6 +437,7 @@ export class SqliteTextIndex implements TextIndex {
           st.deleteBlooms.run(ids);
           st.deleteBlobs.run(ids);
         }
+        for (const id of gone) st.deleteBands.run(id * BANDS, id * BANDS + BANDS - 1);
         if (gone.length > 0) {
           st.db.exec("DELETE FROM text_scopes");
           st.bump.run();
@@ -430,7 +450,8 @@ export class SqliteTextIndex implements TextIndex {
 
   /** The blocks of a text whose filters may satisfy the query of `probes`. */
   private blocksMatching(k: Known, probes: ProbeTree): number[] {
-    let filters = this.blooms.get(k.id);
+    let filters = this.blooms.get(k.id) ?? (k.blocks >= TRANSPOSE_MIN_BLOCKS ? this.loadBands(k, probes) : undefined);
+    if (filters?.bandsToLoad(probes).length) filters = this.loadBands(k, probes, filters);
     if (!filters) {
       const row = this.st.blooms.get(k.id) as Buffer | undefined;
       // No filters (another writer's row in flight), or filters of another size: every block may match.
@@ -440,6 +461,27 @@ export class SqliteTextIndex implements TextIndex {
       this.blooms.set(k.id, filters);
     }
     return filters.matching(probes);
+  }
+
+  /**
+   * `filters` (or new banded ones) with the bands `probes` need read from text_bands; undefined when
+   * they are not all there (a row in flight): every block then may match.
+   */
+  private loadBands(k: Known, probes: ProbeTree, filters = BlockFilters.banded(k.blocks)): BlockFilters | undefined {
+    const need = filters.bandsToLoad(probes);
+    const rows = this.st.bands.all(JSON.stringify(need.map((j) => k.id * BANDS + j))) as {
+      key: number;
+      bits: Buffer;
+    }[];
+    if (rows.length !== need.length) return undefined;
+    for (const { key, bits } of rows) {
+      if (bits.length !== filters.bandBytes) return undefined;
+      // A fresh buffer of its own, viewed as words when aligned (it is, as allocated).
+      const words = bits.byteOffset % 4 === 0 ? bits : Buffer.from(bits);
+      filters.addBand(key - k.id * BANDS, new Uint32Array(words.buffer, words.byteOffset, words.length / 4));
+    }
+    this.blooms.set(k.id, filters);
+    return filters;
   }
 
   /** Row ids are reused after a clear or prune (here or in another process): then what `known` holds is void. */
@@ -547,7 +589,12 @@ export class SqliteTextIndex implements TextIndex {
           }
           const id = Number(inserted.lastInsertRowid);
           if (row.grams !== "") this.st.insertGrams.run(id, row.grams);
-          if (row.blooms) this.st.insertBlooms.run(id, row.blooms, row.lines);
+          if (row.blooms && blocks >= TRANSPOSE_MIN_BLOCKS) {
+            this.st.insertBlooms.run(id, EMPTY, row.lines);
+            bandsOf(row.blooms, blocks).forEach((bits, j) => {
+              this.st.insertBand.run(id * BANDS + j, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
+            });
+          } else if (row.blooms) this.st.insertBlooms.run(id, row.blooms, row.lines);
           this.known.set(row.hash, { id, state: row.state, blocks });
           result.indexed++;
           result.bytes += row.bytes;
@@ -597,6 +644,9 @@ function prepare(db: Database.Database) {
       "INSERT OR REPLACE INTO text_blooms (id, blooms, lines) VALUES (?, ?, ?)",
     ),
     lines: db.prepare<[number]>("SELECT lines FROM text_blooms WHERE id = ?").pluck(),
+    bands: db.prepare<[string]>("SELECT key, bits FROM text_bands WHERE key IN (SELECT value FROM json_each(?))"),
+    insertBand: db.prepare<[number, Uint8Array]>("INSERT OR REPLACE INTO text_bands (key, bits) VALUES (?, ?)"),
+    deleteBands: db.prepare<[number, number]>("DELETE FROM text_bands WHERE key BETWEEN ? AND ?"),
     deleteBlooms: db.prepare<[string]>("DELETE FROM text_blooms WHERE id IN (SELECT value FROM json_each(?))"),
     insertBlob: db.prepare<[string, number, number, number]>(
       "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
