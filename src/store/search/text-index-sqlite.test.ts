@@ -77,6 +77,11 @@ describe("SqliteTextIndex", () => {
       expect(got.get(hashes[3] as Hash)).toBeNull();
       // What the search reads next knows the candidates as indexed texts.
       expect(await second.view(hashes[0] as Hash)).toBe("a needle\n");
+      // A search needing every text looks the scope up, and leaves the marker as it was.
+      const markerIds = () => t.afs.searchDb.db.prepare("SELECT id FROM text_scopes").pluck().all();
+      const before = markerIds();
+      expect((await fresh(256 * 1024).candidates([...hashes], { op: "all" })).size).toBe(4);
+      expect(markerIds()).toEqual(before);
       // A row of another scope is never a member.
       const other = await put("another needle\n");
       await fresh(256 * 1024).candidates(other, lit("needle"));

@@ -316,10 +316,13 @@ export class SqliteTextIndex implements TextIndex {
   /** Records that every hash of `hashes` is indexed in this generation (see MarkedScope). */
   private mark(hashes: readonly Hash[], scope: Scope): void {
     const st = this.st;
+    const digest = scopeDigest(hashes);
+    // Already marked (a search that needs every text, which a marker cannot answer): no write.
+    if (st.scope.get(digest, this.generation) !== undefined) return;
     const large = JSON.stringify(scope.large.map((i) => hashes[i]));
     st.db
       .transaction(() => {
-        st.mark.run(scopeDigest(hashes), this.generation, large);
+        st.mark.run(digest, this.generation, large);
         st.trimScopes.run(MAX_SCOPES);
       })
       .immediate();
