@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BlockFilters, type ProbeTree, queryProbes } from "./block-filters.js";
+import { BlockFilters, bandsOf, type ProbeTree, queryProbes } from "./block-filters.js";
 import type { LiteralQuery } from "./text-index.js";
 import { BLOOM_BYTES, bloomHas, trigramKeys } from "./trigrams.js";
 
@@ -47,10 +47,15 @@ describe("BlockFilters", () => {
             if ((s >>> 8) / 2 ** 24 < density) rows[i] = s >>> 24;
           }
           const filters = new BlockFilters(rows.slice(), blocks);
+          // Stored in bands: each search loads the bands it needs first, as the index does.
+          const bands = bandsOf(rows, blocks);
+          const banded = BlockFilters.banded(blocks);
           for (let round = 0; round < 3; round++) {
             for (const q of queries) {
               const probes: ProbeTree = queryProbes(q);
               expect(filters.matching(probes)).toEqual(reference(rows, blocks, q));
+              for (const j of banded.bandsToLoad(probes)) banded.addBand(j, (bands[j] as Uint32Array).slice());
+              expect(banded.matching(probes)).toEqual(reference(rows, blocks, q));
             }
           }
         },

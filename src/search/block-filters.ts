@@ -1,7 +1,8 @@
 // Which blocks of a large text may hold a match, from the Bloom filter of each block's trigrams
 // (trigrams.ts): a filter per block as stored (block-major), and, once a text's filters are asked
 // again, the same bits transposed (a bit set of blocks per filter bit), so a literal's test costs a
-// few words per bit instead of a cache miss per block.
+// few words per bit instead of a cache miss per block. A text of many blocks is stored transposed,
+// in bands of filter bits, so a new process reads only the bands a query's bits fall in.
 
 import type { LiteralQuery } from "./text-index.js";
 import { BLOOM_BITS, BLOOM_BYTES, type BloomProbe, bloomHasProbe, bloomProbe, trigramKeys } from "./trigrams.js";
@@ -23,16 +24,22 @@ export function queryProbes(query: LiteralQuery): ProbeTree {
 
 /** Asks after which a text's filters are transposed: one search pays nothing for it, a warm process gains. */
 const TRANSPOSE_AFTER = 2;
-/** Texts of fewer blocks stay block-major (their transposed form would be larger, and their test is cheap). */
-const TRANSPOSE_MIN_BLOCKS = 64;
+/** Texts of fewer blocks stay block-major (their transposed form would be larger, and their test is cheap); more are stored in bands. */
+export const TRANSPOSE_MIN_BLOCKS = 64;
+/** Filter bits per band of transposed filters: a probe's bit is read with the 63 beside it. */
+const BAND_BITS = 64;
+export const BANDS = BLOOM_BITS / BAND_BITS;
 
 export class BlockFilters {
   private asked = 0;
-  /** Bit b of word w of column i: filter bit i of block 32w + b. Null until transposed. */
-  private columns: Uint32Array | null = null;
+  /**
+   * Band j holds columns 64j … 64j + 63, each `words` words: bit b of word w of column i is filter
+   * bit i of block 32w + b. Null until transposed; a band not loaded yet is undefined.
+   */
+  private bands: (Uint32Array | undefined)[] | null = null;
   private readonly words: number;
 
-  /** `rows`: the filters of `blocks` blocks, BLOOM_BYTES each, as stored. */
+  /** `rows`: the filters of `blocks` blocks, BLOOM_BYTES each, as stored; null for banded(). */
   constructor(
     private rows: Uint8Array | null,
     readonly blocks: number,
@@ -40,15 +47,44 @@ export class BlockFilters {
     this.words = Math.ceil(blocks / 32);
   }
 
+  /** Filters stored in bands (bandsOf), none loaded yet: see bandsToLoad and addBand. */
+  static banded(blocks: number): BlockFilters {
+    const filters = new BlockFilters(null, blocks);
+    filters.bands = new Array<Uint32Array | undefined>(BANDS);
+    return filters;
+  }
+
   /** Bytes held, for a cache's budget. */
   get bytes(): number {
-    return this.columns ? this.columns.byteLength : (this.rows?.byteLength ?? 0);
+    if (!this.bands) return this.rows?.byteLength ?? 0;
+    return this.bands.reduce((n, band) => n + (band?.byteLength ?? 0), 0);
+  }
+
+  /** Bytes of one band: what addBand takes. */
+  get bandBytes(): number {
+    return BAND_BITS * this.words * 4;
+  }
+
+  /**
+   * The bands to load before matching `q`: those its bits fall in, or, asked again, all those
+   * missing (a warm process then reads the text's filters once, as it would read its rows).
+   */
+  bandsToLoad(q: ProbeTree): number[] {
+    if (!this.bands) return [];
+    const bands = this.bands;
+    const wanted = this.asked + 1 >= TRANSPOSE_AFTER ? bands.keys() : bandsOfQuery(q);
+    return [...wanted].filter((j) => bands[j] === undefined);
+  }
+
+  addBand(band: number, bits: Uint32Array): void {
+    if (!this.bands || bits.length !== BAND_BITS * this.words) throw new Error("not a band of these filters");
+    this.bands[band] = bits;
   }
 
   /** The blocks whose filters may satisfy the query (never leaving out one whose text does), ascending. */
   matching(q: ProbeTree): number[] {
-    if (++this.asked >= TRANSPOSE_AFTER && this.blocks >= TRANSPOSE_MIN_BLOCKS && !this.columns) this.transpose();
-    return this.columns ? this.byColumns(q) : this.byRows(q);
+    if (++this.asked >= TRANSPOSE_AFTER && this.blocks >= TRANSPOSE_MIN_BLOCKS && !this.bands) this.transpose();
+    return this.bands ? this.byColumns(q) : this.byRows(q);
   }
 
   private byRows(q: ProbeTree): number[] {
@@ -82,7 +118,7 @@ export class BlockFilters {
 
   /** The blocks that may satisfy `q`, as a bit set. */
   private blockSet(q: ProbeTree): Uint32Array {
-    const cols = this.columns as Uint32Array;
+    const bands = this.bands as (Uint32Array | undefined)[];
     const words = this.words;
     const out = new Uint32Array(words);
     switch (q.op) {
@@ -92,7 +128,9 @@ export class BlockFilters {
         out.fill(0xffffffff);
         for (const p of q.probes) {
           for (let k = 0; k < 4; k += 2) {
-            const start = ((p[k] as number) * 8 + 31 - Math.clz32(p[k + 1] as number)) * words;
+            const bit = probeBit(p, k);
+            const cols = bands[bit >>> 6] as Uint32Array;
+            const start = (bit & (BAND_BITS - 1)) * words;
             for (let w = 0; w < words; w++) out[w] = (out[w] as number) & (cols[start + w] as number);
           }
         }
@@ -117,23 +155,49 @@ export class BlockFilters {
   }
 
   private transpose(): void {
-    const rows = this.rows as Uint8Array;
-    const words = this.words;
-    const cols = new Uint32Array(BLOOM_BITS * words);
-    for (let b = 0; b < this.blocks; b++) {
-      const base = b * BLOOM_BYTES;
-      const word = b >>> 5;
-      const bit = 1 << (b & 31);
-      for (let o = 0; o < BLOOM_BYTES; o++) {
-        const v = rows[base + o] as number;
-        if (v === 0) continue;
-        for (let j = 0; j < 8; j++)
-          if ((v >> j) & 1) cols[(o * 8 + j) * words + word] = (cols[(o * 8 + j) * words + word] as number) | bit;
-      }
-    }
-    this.columns = cols;
+    this.bands = splitBands(transposed(this.rows as Uint8Array, this.blocks), this.words);
     this.rows = null;
   }
+}
+
+/** Every filter bit as a bit set of blocks: `words` words per bit, bit after bit. */
+function transposed(rows: Uint8Array, blocks: number): Uint32Array {
+  const words = Math.ceil(blocks / 32);
+  const cols = new Uint32Array(BLOOM_BITS * words);
+  for (let b = 0; b < blocks; b++) {
+    const base = b * BLOOM_BYTES;
+    const word = b >>> 5;
+    const bit = 1 << (b & 31);
+    for (let o = 0; o < BLOOM_BYTES; o++) {
+      const v = rows[base + o] as number;
+      if (v === 0) continue;
+      for (let j = 0; j < 8; j++)
+        if ((v >> j) & 1) cols[(o * 8 + j) * words + word] = (cols[(o * 8 + j) * words + word] as number) | bit;
+    }
+  }
+  return cols;
+}
+
+const splitBands = (cols: Uint32Array, words: number): Uint32Array[] =>
+  Array.from({ length: BANDS }, (_, j) => cols.subarray(j * BAND_BITS * words, (j + 1) * BAND_BITS * words));
+
+/** The filters of `blocks` blocks (rows as stored) transposed, band by band: what BlockFilters.banded loads. */
+export function bandsOf(rows: Uint8Array, blocks: number): Uint32Array[] {
+  return splitBands(transposed(rows, blocks), Math.ceil(blocks / 32));
+}
+
+/** Filter bit k/2 of a probe (k = 0 or 2), counted from the filter's start. */
+const probeBit = (p: BloomProbe, k: number): number => (p[k] as number) * 8 + 31 - Math.clz32(p[k + 1] as number);
+
+/** The bands the bits of a query's probes fall in. */
+function bandsOfQuery(q: ProbeTree): Set<number> {
+  const out = new Set<number>();
+  const visit = (p: ProbeTree): void => {
+    if (p.op === "lit") for (const x of p.probes) for (let k = 0; k < 4; k += 2) out.add(probeBit(x, k) >>> 6);
+    else if (p.op !== "all") for (const part of p.of) visit(part);
+  };
+  visit(q);
+  return out;
 }
 
 const conjunctions = new WeakMap<ProbeTree, Int32Array | null>();

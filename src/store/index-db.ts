@@ -31,12 +31,16 @@ export class IndexDb {
    * Components (text index, chunks, vectors) version their tables independently.
    */
   ensureSchema(component: string, steps: readonly string[]): void {
+    const version = (): number =>
+      (this.db.prepare("SELECT version FROM schema_versions WHERE component = ?").pluck().get(component) as
+        | number
+        | undefined) ?? 0;
+    // Up to date (every process but the first after an upgrade): no write lock, which a writer
+    // indexing in another process may hold for a while, and no write on every open.
+    if (version() === steps.length) return;
     this.db
       .transaction(() => {
-        const row = this.db.prepare("SELECT version FROM schema_versions WHERE component = ?").get(component) as
-          | { version: number }
-          | undefined;
-        const from = row?.version ?? 0;
+        const from = version();
         if (from > steps.length) {
           throw new Error(
             `${this.path} holds ${component} tables of version ${from}, newer than this afs knows (${steps.length}); delete the file to rebuild the index or upgrade afs`,

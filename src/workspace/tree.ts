@@ -26,15 +26,19 @@ export function encodeTree(entries: TreeEntries): Buffer {
 export function decodeTree(data: Uint8Array, hash: Hash): Map<string, Entry> {
   let rows: EncodedEntry[];
   try {
-    rows = JSON.parse(Buffer.from(data).toString("utf8"));
+    // Decoded in place, not copied first: a cold listing decodes every tree of a workspace.
+    const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    rows = JSON.parse(bytes.toString("utf8"));
   } catch {
     throw new AfsError("IO_ERROR", `tree ${hash} is corrupt; run afs fsck`);
   }
   const out = new Map<string, Entry>();
-  for (const [name, code, h, size, mode, mtime] of rows) {
-    const kind = CODE_KIND[code];
+  // Indexed, not destructured: a new process runs this unoptimized, where destructuring is slow.
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as EncodedEntry;
+    const kind = CODE_KIND[row[1]];
     if (!kind) throw new AfsError("IO_ERROR", `tree ${hash} has an unknown entry kind; run afs fsck`);
-    out.set(name, { kind, hash: h, size, mode, mtime });
+    out.set(row[0], { kind, hash: row[2], size: row[3], mode: row[4], mtime: row[5] });
   }
   return out;
 }

@@ -132,10 +132,16 @@ export class WorkspaceVolume implements Volume {
         }
       }
       const whole = maxDepth === Number.POSITIVE_INFINITY;
-      const list = async (dir: string, base: Entry, depth: number): Promise<readonly Stat[]> => {
+      // Each directory appends to one array, and a reusable subtree keeps a slice of it: nesting
+      // copies of every subtree's listing into its parent's cost a new process more than the walk.
+      const list = async (dir: string, base: Entry, depth: number, out: Stat[]): Promise<void> => {
         const reusable = whole && !dirty.has(dir);
         const hit = reusable ? this.caches.listings.get(dir, base.hash) : undefined;
-        if (hit) return hit;
+        if (hit) {
+          for (const s of hit) out.push(s);
+          return;
+        }
+        const start = out.length;
         // A stored tree is already in name order; only a directory with live rows needs a merged copy.
         let merged: ReadonlyMap<string, Entry> = await this.trees.get(base.hash);
         let names: Iterable<string> = merged.keys();
@@ -150,17 +156,20 @@ export class WorkspaceVolume implements Volume {
           merged = copy;
           names = [...copy.keys()].sort();
         }
-        const out: Stat[] = [];
         for (const name of names) {
           const e = merged.get(name) as Entry;
           const child = joinPath(dir, name);
           out.push(e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, name, e));
-          if (e.kind === "dir" && depth < maxDepth) for (const s of await list(child, e, depth + 1)) out.push(s);
+          if (e.kind === "dir" && depth < maxDepth) await list(child, e, depth + 1, out);
         }
-        if (reusable) this.caches.listings.set(dir, base.hash, out);
-        return out;
+        // The whole listing is kept as the array returned, so a clean tree lists as the same array.
+        if (reusable) this.caches.listings.set(dir, base.hash, start === 0 ? out : out.slice(start));
       };
-      return list(path, top, 1);
+      const hit = whole && !dirty.has(path) ? this.caches.listings.get(path, top.hash) : undefined;
+      if (hit) return hit;
+      const out: Stat[] = [];
+      await list(path, top, 1, out);
+      return out;
     });
   }
 

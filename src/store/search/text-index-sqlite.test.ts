@@ -1,6 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { tempAfs } from "../../../test/helpers/tmp.js";
-import { sha256 } from "../../core/hash.js";
+import { type Hash, sha256 } from "../../core/hash.js";
+import { BANDS } from "../../search/block-filters.js";
+import type { LiteralQuery } from "../../search/text-index.js";
+import { BLOOM_BYTES } from "../../search/trigrams.js";
 import type { Afs } from "../../workspace/afs.js";
 import { SqliteTextIndex } from "./text-index-sqlite.js";
 
@@ -37,5 +40,121 @@ describe("SqliteTextIndex", () => {
     expect(built).toMatchObject({ indexed: 2, skipped: 2 });
     expect(await index.status()).toMatchObject({ texts: 0, binary: 1, large: 1 });
     expect(wholeReads).toEqual([]);
+  });
+
+  describe("scope markers", () => {
+    const lit = (folded: string): LiteralQuery => ({ op: "lit", folded });
+    const put = async (...texts: (string | Buffer)[]): Promise<Hash[]> => {
+      const blobs = texts.map((x) => (typeof x === "string" ? Buffer.from(x) : x));
+      await t.afs.store.putBlobs(blobs.map((data) => ({ hash: sha256(data), data })));
+      return blobs.map((data) => sha256(data));
+    };
+    const fresh = (maxIndexBytes?: number) => new SqliteTextIndex(() => t.afs.searchDb, t.afs.store, { maxIndexBytes });
+    const markers = () => t.afs.searchDb.db.prepare("SELECT count(*) FROM text_scopes").pluck().get();
+    /** Whether a search looked every hash up (rather than trusting a marker). */
+    const lookups = (index: SqliteTextIndex) => vi.spyOn(index as unknown as { lookup: () => Hash[] }, "lookup");
+
+    it("lets a new process trust a wholly indexed scope, and answer from the rows FTS5 names", async () => {
+      const big = `${"filler line of text\n".repeat(4000)}the needle here\n${"more filler\n".repeat(4000)}`;
+      const large = `needle in a blob too large to index\n${"x".repeat(300_000)}`;
+      const hashes = await put("a needle\n", "no match\n", big, large, Buffer.from([110, 0, 1]));
+      const first = fresh(256 * 1024);
+      expect([...(await first.candidates(hashes, lit("needle"))).keys()].sort()).toEqual(
+        [hashes[0], hashes[2], hashes[3]].sort(),
+      );
+      expect(markers()).toBe(1);
+
+      const second = fresh(256 * 1024);
+      const looked = lookups(second);
+      const got = await second.candidates([...hashes], lit("needle"));
+      expect(looked).not.toHaveBeenCalled();
+      expect([...got.keys()].sort()).toEqual([hashes[0], hashes[2], hashes[3]].sort());
+      // Only the large text's block holding the literal, as the looked-up scope says.
+      expect(got.get(hashes[2] as Hash)).toEqual(
+        (await first.candidates(hashes, lit("needle"))).get(hashes[2] as Hash),
+      );
+      expect(got.get(hashes[2] as Hash)?.length).toBe(1);
+      expect(got.get(hashes[3] as Hash)).toBeNull();
+      // What the search reads next knows the candidates as indexed texts.
+      expect(await second.view(hashes[0] as Hash)).toBe("a needle\n");
+      // A search needing every text looks the scope up, and leaves the marker as it was.
+      const markerIds = () => t.afs.searchDb.db.prepare("SELECT id FROM text_scopes").pluck().all();
+      const before = markerIds();
+      expect((await fresh(256 * 1024).candidates([...hashes], { op: "all" })).size).toBe(4);
+      expect(markerIds()).toEqual(before);
+      // A row of another scope is never a member.
+      const other = await put("another needle\n");
+      await fresh(256 * 1024).candidates(other, lit("needle"));
+      expect([...(await fresh(256 * 1024).candidates([...hashes], lit("needle"))).keys()]).not.toContain(other[0]);
+    });
+
+    it("indexes a blob added since: a changed scope has no marker", async () => {
+      const hashes = await put("alpha\n", "beta\n");
+      await fresh().candidates(hashes, lit("alpha"));
+      const added = [...hashes, ...(await put("gamma alpha\n"))];
+      const index = fresh();
+      expect([...(await index.candidates(added, lit("alpha"))).keys()].sort()).toEqual([added[0], added[2]].sort());
+      expect(markers()).toBe(2);
+    });
+
+    it("forgets markers when the index is cleared or pruned", async () => {
+      const hashes = await put("alpha\n", "beta\n");
+      await fresh().candidates(hashes, lit("alpha"));
+      expect(markers()).toBe(1);
+      await fresh().clear();
+      expect(markers()).toBe(0);
+      // After a clear a new process indexes the scope again, and finds what it holds.
+      const index = fresh();
+      const looked = lookups(index);
+      expect([...(await index.candidates([...hashes], lit("alpha"))).keys()]).toEqual([hashes[0]]);
+      expect(looked).toHaveBeenCalled();
+      expect(await index.status()).toMatchObject({ texts: 2 });
+      expect(markers()).toBe(1);
+      expect(await fresh().prune((h) => h !== hashes[1])).toBe(1);
+      expect(markers()).toBe(0);
+      expect([...(await fresh().candidates([...hashes], lit("beta"))).keys()]).toEqual([hashes[1]]);
+    });
+
+    it("ignores a marker of another generation", async () => {
+      const hashes = await put("alpha\n", "beta\n");
+      await fresh().candidates(hashes, lit("alpha"));
+      // As if written before a clear by a process that raced it.
+      t.afs.searchDb.db.exec("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'");
+      const index = fresh();
+      const looked = lookups(index);
+      expect([...(await index.candidates([...hashes], lit("beta"))).keys()]).toEqual([hashes[1]]);
+      expect(looked).toHaveBeenCalled();
+    });
+  });
+
+  it("keeps the filters of a text of many blocks in bands, which a new process reads to find its blocks", async () => {
+    const lines = Array.from({ length: 40_000 }, (_, i) => `line ${i} of filler text ${i % 7}`);
+    lines[31_000] = "the one needle";
+    const text = Buffer.from(`${lines.join("\n")}\n`);
+    const small = Buffer.from(`${"short text\n".repeat(4000)}needle\n`);
+    const hashes = [sha256(text), sha256(small)] as Hash[];
+    await t.afs.store.putBlobs([
+      { hash: hashes[0] as Hash, data: text },
+      { hash: hashes[1] as Hash, data: small },
+    ]);
+    const query: LiteralQuery = { op: "lit", folded: "the one needle" };
+    const first = await new SqliteTextIndex(() => t.afs.searchDb, t.afs.store).candidates(hashes, query);
+    const db = t.afs.searchDb.db;
+    expect(db.prepare("SELECT count(*) FROM text_bands").pluck().get()).toBe(BANDS);
+    expect(db.prepare("SELECT max(length(blooms)) FROM text_blooms").pluck().get()).toBeLessThan(64 * BLOOM_BYTES);
+    const blocks = first.get(hashes[0] as Hash);
+    expect(blocks).toHaveLength(1);
+    const again = new SqliteTextIndex(() => t.afs.searchDb, t.afs.store);
+    expect(await again.candidates([...hashes], query)).toEqual(first);
+    // Asked again, and for other literals, in one process: the same blocks as rows would give.
+    for (const folded of ["the one needle", "line 3999", "filler text 3"]) {
+      const got = await again.candidates(hashes, { op: "lit", folded });
+      const view = await again.view(hashes[0] as Hash);
+      const holding = (got.get(hashes[0] as Hash) ?? []).length;
+      expect(holding).toBeGreaterThan(0);
+      expect(view?.includes(folded)).toBe(true);
+    }
+    expect(await again.prune((h) => h !== hashes[0])).toBe(1);
+    expect(db.prepare("SELECT count(*) FROM text_bands").pluck().get()).toBe(0);
   });
 });

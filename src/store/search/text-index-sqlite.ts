@@ -6,10 +6,17 @@
 import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
-import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
+import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
 import { decodeText } from "../../core/text.js";
-import { BlockFilters, type ProbeTree, queryProbes } from "../../search/block-filters.js";
+import {
+  BANDS,
+  BlockFilters,
+  bandsOf,
+  type ProbeTree,
+  queryProbes,
+  TRANSPOSE_MIN_BLOCKS,
+} from "../../search/block-filters.js";
 import { blockBounds, blockLines } from "../../search/text-blocks.js";
 import { TextCache, textCacheBudget } from "../../search/text-cache.js";
 import type {
@@ -20,13 +27,8 @@ import type {
   TextIndexBuild,
   TextIndexStatus,
 } from "../../search/text-index.js";
-import {
-  asciiTrigramDocument,
-  BLOOM_BYTES,
-  blockedTrigramDocument,
-  trigramDocument,
-  trigramTokens,
-} from "../../search/trigrams.js";
+import { literalTokens } from "../../search/trigram-token.js";
+import { asciiTrigramDocument, BLOOM_BYTES, blockedTrigramDocument, trigramDocument } from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 
@@ -68,6 +70,25 @@ const SCHEMA = [
   // cold search reads only a large text's candidate blocks. Rows indexed before have none; they are
   // read whole, as before, until the index is rebuilt.
   `ALTER TABLE text_blooms ADD COLUMN lines BLOB;`,
+  // Version 6: scopes found wholly indexed, by a digest of their hashes (scopeDigest), with the
+  // generation they were found in and those of their blobs too large to index. A new process
+  // searching such a scope asks FTS5 first and looks up only the rows it names, not every hash.
+  `CREATE TABLE text_scopes (
+     id INTEGER PRIMARY KEY,
+     digest TEXT NOT NULL UNIQUE,
+     generation INTEGER NOT NULL,
+     large TEXT NOT NULL
+   );`,
+  // Version 7: a text of many blocks (TRANSPOSE_MIN_BLOCKS, 64) keeps its filters transposed, in bands
+  // of filter bits (block-filters.ts bandsOf), keyed id * BANDS + band, and none in text_blooms: a new
+  // process reads the few bands a query's bits fall in, not the whole filter (2 KiB per block). The
+  // texts indexed before go, to be indexed again by the next search that has them in scope.
+  `CREATE TABLE text_bands (key INTEGER PRIMARY KEY, bits BLOB NOT NULL);
+   DELETE FROM text_trigrams WHERE rowid IN (SELECT id FROM text_blobs WHERE blocks >= 64);
+   DELETE FROM text_blooms WHERE id IN (SELECT id FROM text_blobs WHERE blocks >= 64);
+   DELETE FROM text_blobs WHERE blocks >= 64;
+   DELETE FROM text_scopes;
+   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
 enum State {
@@ -94,6 +115,15 @@ interface Scope {
   large: number[];
 }
 
+/**
+ * A scope text_scopes says was wholly indexed in this generation: nothing in it needs indexing, so
+ * only the rows a query names are looked up, and kept if they are in scope.
+ */
+interface MarkedScope {
+  epoch: number;
+  large: readonly Hash[];
+}
+
 /** The blocks of each candidate blob that may hold a match; null: all of them. */
 export type Candidates = Map<Hash, readonly number[] | null>;
 
@@ -104,12 +134,15 @@ export interface SqliteTextIndexOptions {
   cacheUnits?: number;
 }
 
+const EMPTY = new Uint8Array(0);
 /** Bytes of text per indexing transaction: bounds memory, and lets progress move. */
 const BATCH_BYTES = 16 * 1024 * 1024;
 const LOOKUP_CHUNK = 500;
 /** How much of a blob decodeText looks at for a NUL, the mark of binary content. */
 const BINARY_SNIFF_BYTES = 8192;
 const MAX_KNOWN = 1_000_000;
+/** Scope markers kept (the newest): one per tree and filter searched by a process that had to look it up. */
+const MAX_SCOPES = 1000;
 
 /** Adjacent candidate blocks of a text: their bytes [start, end) and the number of the line at start. */
 interface Span {
@@ -130,6 +163,10 @@ export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
   /** Scopes by the hash array a search passed; valid while `epoch` (bumped when `known` is cleared) is theirs. */
   private readonly scopes = new WeakMap<readonly Hash[], Scope>();
+  /** Marked scopes by hash array, under the same epoch rule. */
+  private readonly marked = new WeakMap<readonly Hash[], MarkedScope>();
+  /** Hashes of the rows looked up by id (the rows a query named in a marked scope). */
+  private readonly ids = new Map<number, Hash>();
   private epoch = 0;
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
   private blooms = bloomCache();
@@ -165,8 +202,18 @@ export class SqliteTextIndex implements TextIndex {
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
     this.checkGeneration();
-    const scope = await this.scopeOf(hashes);
     const expression = ftsExpression(query);
+    if (expression !== null && this.scopes.get(hashes)?.epoch !== this.epoch && this.unfamiliar(hashes)) {
+      // One read transaction: the generation, the marker and the rows FTS5 names agree.
+      const found = this.st.db
+        .transaction(() => {
+          this.checkGeneration();
+          return this.markedCandidates(hashes, expression, query);
+        })
+        .deferred();
+      if (found) return found;
+    }
+    const scope = await this.scopeOf(hashes);
     const out: Candidates = new Map();
     if (expression === null) {
       for (const i of scope.texts) out.set(hashes[i] as Hash, null);
@@ -177,17 +224,58 @@ export class SqliteTextIndex implements TextIndex {
     const probes = queryProbes(query);
     for (const id of this.st.match.all(expression) as number[]) {
       const i = scope.byId.get(id);
-      if (i === undefined) continue;
-      const k = scope.known[i] as Known;
-      if (k.blocks <= 1) out.set(hashes[i] as Hash, null);
-      else {
-        const blocks = this.blocksMatching(k, probes);
-        if (blocks.length > 0) out.set(hashes[i] as Hash, blocks);
-      }
+      if (i !== undefined) this.addCandidate(out, hashes[i] as Hash, scope.known[i] as Known, probes);
     }
     // Too large to index: always candidates, to be scanned.
     for (const i of scope.large) out.set(hashes[i] as Hash, null);
     return out;
+  }
+
+  /**
+   * Whether this process may not know `hashes` yet, by a few of them: a new process, or a new
+   * workspace, is then better served by a marker than by looking up every hash; a warm process
+   * whose tree changed by an edit or two still knows them and goes on as before.
+   */
+  private unfamiliar(hashes: readonly Hash[]): boolean {
+    if (hashes.length === 0) return false;
+    const probe = [0, hashes.length >> 1, hashes.length - 1];
+    return probe.some((i) => !this.known.has(hashes[i] as Hash));
+  }
+
+  /** Candidates from a marked scope (see MarkedScope), or null when `hashes` has no valid marker. */
+  private markedCandidates(hashes: readonly Hash[], expression: string, query: LiteralQuery): Candidates | null {
+    let scope = this.marked.get(hashes);
+    if (scope?.epoch !== this.epoch) {
+      const large = this.st.scope.get(scopeDigest(hashes), this.generation) as string | undefined;
+      if (large === undefined) return null;
+      scope = { epoch: this.epoch, large: JSON.parse(large) as Hash[] };
+      this.marked.set(hashes, scope);
+    }
+    const ids = this.st.match.all(expression) as number[];
+    this.lookupIds(ids.filter((id) => !this.ids.has(id)));
+    const named = new Map<Hash, Known>();
+    for (const id of ids) {
+      const hash = this.ids.get(id);
+      const k = hash === undefined ? undefined : this.known.get(hash);
+      if (k?.state === State.Text) named.set(hash as Hash, k);
+    }
+    // One pass over the scope asking a map of the few named rows: cheaper than a set of the scope.
+    const probes = queryProbes(query);
+    const out: Candidates = new Map();
+    for (const hash of named.size > 0 ? hashes : []) {
+      const k = named.get(hash);
+      if (k) this.addCandidate(out, hash, k, probes);
+    }
+    for (const hash of scope.large) out.set(hash, null);
+    return out;
+  }
+
+  private addCandidate(out: Candidates, hash: Hash, k: Known, probes: ProbeTree): void {
+    if (k.blocks <= 1) out.set(hash, null);
+    else {
+      const blocks = this.blocksMatching(k, probes);
+      if (blocks.length > 0) out.set(hash, blocks);
+    }
   }
 
   /**
@@ -199,7 +287,8 @@ export class SqliteTextIndex implements TextIndex {
     if (cached?.epoch === this.epoch) return cached;
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
-    if (known.includes(undefined)) {
+    const looked = known.includes(undefined);
+    if (looked) {
       await this.indexMissing(this.lookup(this.unknown(hashes)));
       hashes.forEach((h, i) => {
         known[i] ??= this.known.get(h) ?? this.fetchOne(h);
@@ -215,8 +304,28 @@ export class SqliteTextIndex implements TextIndex {
       } else if (k.state === State.Large) scope.large.push(i);
     });
     // A blob another process is still indexing is asked about again next time.
-    if (complete) this.scopes.set(hashes, scope);
+    if (complete) {
+      this.scopes.set(hashes, scope);
+      // Having paid for the lookup, leave the next process a marker (a warm process, which looked
+      // up nothing, does not write one on every search of an edited tree).
+      if (looked) this.mark(hashes, scope);
+    }
     return scope;
+  }
+
+  /** Records that every hash of `hashes` is indexed in this generation (see MarkedScope). */
+  private mark(hashes: readonly Hash[], scope: Scope): void {
+    const st = this.st;
+    const digest = scopeDigest(hashes);
+    // Already marked (a search that needs every text, which a marker cannot answer): no write.
+    if (st.scope.get(digest, this.generation) !== undefined) return;
+    const large = JSON.stringify(scope.large.map((i) => hashes[i]));
+    st.db
+      .transaction(() => {
+        st.mark.run(digest, this.generation, large);
+        st.trimScopes.run(MAX_SCOPES);
+      })
+      .immediate();
   }
 
   async text(hash: Hash): Promise<string | null> {
@@ -293,6 +402,8 @@ export class SqliteTextIndex implements TextIndex {
       .transaction(() => {
         st.db.exec(`DELETE FROM text_blobs;
           DELETE FROM text_blooms;
+          DELETE FROM text_bands;
+          DELETE FROM text_scopes;
           INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
         st.bump.run();
       })
@@ -303,6 +414,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Drops every id held in memory (they may name other blobs now), and the scopes built on them. */
   private forget(): void {
     this.known.clear();
+    this.ids.clear();
     this.epoch++;
   }
 
@@ -324,7 +436,11 @@ export class SqliteTextIndex implements TextIndex {
           st.deleteBlooms.run(ids);
           st.deleteBlobs.run(ids);
         }
-        if (gone.length > 0) st.bump.run();
+        for (const id of gone) st.deleteBands.run(id * BANDS, id * BANDS + BANDS - 1);
+        if (gone.length > 0) {
+          st.db.exec("DELETE FROM text_scopes");
+          st.bump.run();
+        }
         return gone.length;
       })
       .immediate();
@@ -333,15 +449,38 @@ export class SqliteTextIndex implements TextIndex {
 
   /** The blocks of a text whose filters may satisfy the query of `probes`. */
   private blocksMatching(k: Known, probes: ProbeTree): number[] {
-    let filters = this.blooms.get(k.id);
+    let filters = this.blooms.get(k.id) ?? (k.blocks >= TRANSPOSE_MIN_BLOCKS ? this.loadBands(k, probes) : undefined);
+    if (filters?.bandsToLoad(probes).length) filters = this.loadBands(k, probes, filters);
     if (!filters) {
       const row = this.st.blooms.get(k.id) as Buffer | undefined;
       // No filters (another writer's row in flight), or filters of another size: every block may match.
       if (!row || row.length !== k.blocks * BLOOM_BYTES) return Array.from({ length: k.blocks }, (_, b) => b);
-      filters = new BlockFilters(new Uint8Array(row), k.blocks);
+      // The row is a fresh buffer of its own: viewed, not copied.
+      filters = new BlockFilters(new Uint8Array(row.buffer, row.byteOffset, row.length), k.blocks);
       this.blooms.set(k.id, filters);
     }
     return filters.matching(probes);
+  }
+
+  /**
+   * `filters` (or new banded ones) with the bands `probes` need read from text_bands; undefined when
+   * they are not all there (a row in flight): every block then may match.
+   */
+  private loadBands(k: Known, probes: ProbeTree, filters = BlockFilters.banded(k.blocks)): BlockFilters | undefined {
+    const need = filters.bandsToLoad(probes);
+    const rows = this.st.bands.all(JSON.stringify(need.map((j) => k.id * BANDS + j))) as {
+      key: number;
+      bits: Buffer;
+    }[];
+    if (rows.length !== need.length) return undefined;
+    for (const { key, bits } of rows) {
+      if (bits.length !== filters.bandBytes) return undefined;
+      // A fresh buffer of its own, viewed as words when aligned (it is, as allocated).
+      const words = bits.byteOffset % 4 === 0 ? bits : Buffer.from(bits);
+      filters.addBand(key - k.id * BANDS, new Uint32Array(words.buffer, words.byteOffset, words.length / 4));
+    }
+    this.blooms.set(k.id, filters);
+    return filters;
   }
 
   /** Row ids are reused after a clear or prune (here or in another process): then what `known` holds is void. */
@@ -372,6 +511,19 @@ export class SqliteTextIndex implements TextIndex {
       }
     }
     return unknown.filter((h) => !this.known.has(h));
+  }
+
+  /** Fills `known` (and `ids`) for the rows of these ids. */
+  private lookupIds(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    if (this.known.size + ids.length > MAX_KNOWN) this.forget();
+    for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+      const chunk = JSON.stringify(ids.slice(i, i + LOOKUP_CHUNK));
+      for (const row of this.st.byIds.all(chunk) as (Known & { hash: Hash })[]) {
+        this.known.set(row.hash, { id: row.id, state: row.state, blocks: row.blocks });
+        this.ids.set(row.id, row.hash);
+      }
+    }
   }
 
   /** Reads, decodes and indexes these blobs, in transactions of about BATCH_BYTES. */
@@ -436,7 +588,12 @@ export class SqliteTextIndex implements TextIndex {
           }
           const id = Number(inserted.lastInsertRowid);
           if (row.grams !== "") this.st.insertGrams.run(id, row.grams);
-          if (row.blooms) this.st.insertBlooms.run(id, row.blooms, row.lines);
+          if (row.blooms && blocks >= TRANSPOSE_MIN_BLOCKS) {
+            this.st.insertBlooms.run(id, EMPTY, row.lines);
+            bandsOf(row.blooms, blocks).forEach((bits, j) => {
+              this.st.insertBand.run(id * BANDS + j, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
+            });
+          } else if (row.blooms) this.st.insertBlooms.run(id, row.blooms, row.lines);
           this.known.set(row.hash, { id, state: row.state, blocks });
           result.indexed++;
           result.bytes += row.bytes;
@@ -472,11 +629,23 @@ function prepare(db: Database.Database) {
       "SELECT hash, id, state, blocks FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
     ),
     one: db.prepare<[string]>("SELECT id, state, blocks FROM text_blobs WHERE hash = ?"),
+    byIds: db.prepare<[string]>(
+      "SELECT hash, id, state, blocks FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))",
+    ),
+    scope: db.prepare<[string, number]>("SELECT large FROM text_scopes WHERE digest = ? AND generation = ?").pluck(),
+    mark: db.prepare<[string, number, string]>(
+      // REPLACE: a marker written again takes a new id, the newest, which trimming keeps.
+      "INSERT OR REPLACE INTO text_scopes (digest, generation, large) VALUES (?, ?, ?)",
+    ),
+    trimScopes: db.prepare<[number]>("DELETE FROM text_scopes WHERE id <= (SELECT max(id) FROM text_scopes) - ?"),
     blooms: db.prepare<[number]>("SELECT blooms FROM text_blooms WHERE id = ?").pluck(),
     insertBlooms: db.prepare<[number, Uint8Array, Uint8Array | null]>(
       "INSERT OR REPLACE INTO text_blooms (id, blooms, lines) VALUES (?, ?, ?)",
     ),
     lines: db.prepare<[number]>("SELECT lines FROM text_blooms WHERE id = ?").pluck(),
+    bands: db.prepare<[string]>("SELECT key, bits FROM text_bands WHERE key IN (SELECT value FROM json_each(?))"),
+    insertBand: db.prepare<[number, Uint8Array]>("INSERT OR REPLACE INTO text_bands (key, bits) VALUES (?, ?)"),
+    deleteBands: db.prepare<[number, number]>("DELETE FROM text_bands WHERE key BETWEEN ? AND ?"),
     deleteBlooms: db.prepare<[string]>("DELETE FROM text_blooms WHERE id IN (SELECT value FROM json_each(?))"),
     insertBlob: db.prepare<[string, number, number, number]>(
       "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -495,13 +664,16 @@ function prepare(db: Database.Database) {
 // Weighed by the stored filters' size (fixed, as the cache needs; transposed they hold at most ~1.5x that).
 const bloomCache = () => new WeightedLru<number, BlockFilters>(64 * 1024 * 1024, (f) => f.blocks * BLOOM_BYTES);
 
+/** A scope's name in text_scopes: its hashes, in the order the search passed them. */
+const scopeDigest = (hashes: readonly Hash[]): string => sha256(hashes.join("\n"));
+
 /** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
 function ftsExpression(query: LiteralQuery): string | null {
   switch (query.op) {
     case "all":
       return null;
     case "lit": {
-      const tokens = trigramTokens(query.folded);
+      const tokens = literalTokens(query.folded);
       return tokens.length === 0 ? null : tokens.map((t) => `"${t}"`).join(" AND ");
     }
     case "and": {
