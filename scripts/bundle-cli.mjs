@@ -1,7 +1,7 @@
 // Bundles the `afs` command line for fast start-up, in place of tsc's output of src/cli: the whole
 // CLI as one CommonJS file (dist/cli/afs-<hash>.cjs; modules a command does not import stay
 // unevaluated), V8's code cache for it from one short command, and dist/cli/main.js, the small
-// loader that runs the bundle from that cache (src/cli/boot.ts). Native modules stay outside.
+// loader that runs the bundle from that cache (src/cli/boot.ts). Native addons stay outside.
 // Measured with bench/cli-startup.ts; a hundred-odd ES modules cost fs cat 0.19 s, ES chunks 0.12 s.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -40,7 +40,8 @@ const bundled = await build({
   target: "node20",
   // ASCII only, so the loader reads it as latin1 (no UTF-8 decode of a few MB on every start).
   charset: "ascii",
-  external: ["better-sqlite3", "onnxruntime-node"],
+  // better-sqlite3 is bundled too (its JavaScript); only its addon, a .node file, loads from node_modules.
+  external: ["onnxruntime-node"],
   // The sources are ES modules (strict); import.meta.url is the bundle's own URL, as it was for a chunk.
   banner: { js: `"use strict";\nconst __afsUrl = require("node:url").pathToFileURL(__filename).href;` },
   define: { "import.meta.url": "__afsUrl" },
