@@ -125,6 +125,9 @@ for (let stale = [...wanted.keys()]; stale.length > 0; ) {
       },
       write: false,
       outfile: join(OUT, "lib.cjs"),
+      // The loaders are require() calls, which would pick a package's CommonJS build; with "import"
+      // too, a package listing its ES build first (zod does) gives that, as the sources' imports did.
+      conditions: ["import"],
       plugins: [withoutZodLocales, libraries((other) => other !== pkg && wanted.has(other), asked)],
     });
     built.set(pkg, r.outputFiles[0].contents);
