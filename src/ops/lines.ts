@@ -53,6 +53,8 @@ export const SMALL_FILE_BYTES = 128 * 1024;
 export interface LinesOptions {
   /** Largest content returned: a window of more bytes is QUOTA_EXCEEDED, found without holding it. */
   maxContentBytes?: number;
+  /** A face's own pointer, appended to that error's advice (the CLI names `afs fs cat`). */
+  hint?: string;
 }
 
 export async function lines(volume: Volume, args: LinesArgs, options: LinesOptions = {}): Promise<LinesResult> {
@@ -92,7 +94,7 @@ export async function lines(volume: Volume, args: LinesArgs, options: LinesOptio
   }
   const end = requestedEnd === -1 ? total : Math.min(requestedEnd, total);
   if (options.maxContentBytes !== undefined)
-    checkContent(path, start, end, Buffer.byteLength(content), options.maxContentBytes);
+    checkContent(path, start, end, Buffer.byteLength(content), options.maxContentBytes, options.hint);
   return { path, start, end, total_lines: total, content, sha256: hash };
 }
 
@@ -132,15 +134,17 @@ async function streamedWindow(
   if (w.binary) throw binaryFile(path);
   // A scan to the end always counts the lines and knows the hash (the volume's, or hashed on the way).
   const total = w.total as number;
-  if (w.content === null) checkContent(path, start, Math.min(end, total), w.bytes, options.maxContentBytes ?? 0);
+  if (w.content === null) {
+    checkContent(path, start, Math.min(end, total), w.bytes, options.maxContentBytes ?? 0, options.hint);
+  }
   return { total, content: w.content ?? "", sha256: w.sha256 as Hash };
 }
 
-function checkContent(path: string, start: number, end: number, bytes: number, max: number): void {
+function checkContent(path: string, start: number, end: number, bytes: number, max: number, hint?: string): void {
   if (bytes <= max) return;
   throw new AfsError(
     "QUOTA_EXCEEDED",
-    `lines ${start}-${end} of ${path} come to ${bytes} bytes, more than the ${max} bytes one answer carries; ask for fewer lines`,
+    `lines ${start}-${end} of ${path} come to ${bytes} bytes, more than the ${max} bytes one answer carries; ask for fewer lines${hint ? ` (${hint})` : ""}`,
     { path, size: bytes, limit: max },
   );
 }

@@ -45,13 +45,20 @@ function asciiToken(key: number): string {
 const wideToken = (key: number): string => `x${key.toString(36).padStart(10, "0")}`;
 
 // Last document each ASCII trigram was seen in: dedupes without a Set (one array write per unit).
-const seenIn = new Int32Array(1 << 21);
+// Both 8 MB scratch tables are allocated on first use, not when a command that never indexes
+// (afs fs cat opens the text index) loads this module: ~4 ms of its start-up.
+let seenTable: Int32Array | undefined;
 let documentSerial = 0;
 
-/** A fresh mark for one document's pass over `seenIn`; the table is cleared when marks wrap. */
+const seenScratch = (): Int32Array => {
+  seenTable ??= new Int32Array(1 << 21);
+  return seenTable;
+};
+
+/** A fresh mark for one document's pass over the seen table; the table is cleared when marks wrap. */
 function nextSerial(): number {
   if (++documentSerial === 0x7fffffff) {
-    seenIn.fill(0);
+    seenTable?.fill(0);
     documentSerial = 1;
   }
   return documentSerial;
@@ -64,6 +71,7 @@ function nextSerial(): number {
 export function trigramDocument(text: string): string {
   if (text.length < 3) return "";
   const serial = nextSerial();
+  const seenIn = seenScratch();
   const tokens: string[] = [];
   const wide = new Set<number>();
   let a = FOLD[text.charCodeAt(0)] as number;
@@ -93,6 +101,7 @@ export function trigramDocument(text: string): string {
 export function asciiTrigramDocument(bytes: Uint8Array): string {
   if (bytes.length < 3) return "";
   const serial = nextSerial();
+  const seenIn = seenScratch();
   const tokens: string[] = [];
   let a = FOLD[bytes[0] as number] as number;
   let b = FOLD[bytes[1] as number] as number;
@@ -166,6 +175,9 @@ export function blockedTrigramDocument(
   bounds: readonly number[],
 ): { doc: string; blooms: Uint8Array } {
   const serial = nextSerial();
+  const seenIn = seenScratch();
+  inBlockTable ??= new Int32Array(1 << 21);
+  const inBlock = inBlockTable;
   const tokens: string[] = [];
   const wide = new Set<number>();
   const blooms = new Uint8Array((bounds.length - 1) * BLOOM_BYTES);
@@ -227,8 +239,8 @@ export function blockedTrigramDocument(
   return { doc: tokens.join(" "), blooms };
 }
 
-// Last block each ASCII trigram was seen in, for blockedTrigramDocument.
-const inBlock = new Int32Array(1 << 21);
+// Last block each ASCII trigram was seen in, for blockedTrigramDocument (allocated on first use).
+let inBlockTable: Int32Array | undefined;
 let blockSerial = 0;
 
 /** The keys of every trigram of an already folded literal, as blockedTrigramDocument hashes them. */

@@ -86,6 +86,24 @@ describe("reading files", () => {
     expect(json).toMatchObject({ start: 1, end: 3, total_lines: 3, content: "alpha\nbeta\ngamma\n" });
   });
 
+  it("refuses a window of lines larger than the read limit, naming cat and the variable", () => {
+    // 160 KiB: read in pieces (streamed), past the 128 KiB read whole.
+    afs.ok(["fs", "write", "/wide.txt"], { input: `${"x".repeat(99)}\n`.repeat(1640) });
+    const small = { env: { AFS_MAX_READ_BYTES: "1000" } };
+    const tooMany = afs.run(["fs", "lines", "/wide.txt", "1"], small);
+    expect(tooMany.status).toBe(6);
+    expect(tooMany.stdout).toBe("");
+    expect(tooMany.stderr).toBe(
+      "afs: lines 1-1640 of /wide.txt come to 164000 bytes, more than the 1000 bytes one answer carries; ask for fewer lines (or print the whole file with afs fs cat; AFS_MAX_READ_BYTES raises the limit) [QUOTA_EXCEEDED]\n",
+    );
+    // Within the limit, and the default limit (1 MiB), it prints.
+    expect(afs.run(["fs", "lines", "/wide.txt", "3", "12"], small).stdout).toBe(`${"x".repeat(99)}\n`.repeat(10));
+    expect(afs.ok(["fs", "lines", "/wide.txt", "1"])).toHaveLength(164000);
+    // A small file (read whole) is held to the same limit.
+    expect(afs.run(["fs", "lines", "/notes/todo.txt", "1"], { env: { AFS_MAX_READ_BYTES: "8" } }).status).toBe(6);
+    afs.ok(["fs", "rm", "/wide.txt"]);
+  });
+
   it("stops quietly when the reader goes away (| head)", () => {
     afs.ok(["fs", "write", "/big.txt"], { input: "line\n".repeat(200_000) });
     const script = `"${process.execPath}" "${MAIN}" fs cat /big.txt | head -c 5; exit \${PIPESTATUS[0]}`;

@@ -1,6 +1,7 @@
 // How the CLI starts: `fs` registers only the subcommand being run (help still lists them all, each
-// subcommand still parses and maps errors), and the executable runs the bundle from its V8 code
-// cache, falling back to compiling when the cache is missing or does not fit.
+// subcommand still parses and maps errors), and the executable runs the bundle, and each library
+// bundle a command requires, from its V8 code cache, falling back to compiling when the cache is
+// missing or does not fit.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -87,9 +88,33 @@ describe("the executable and its code cache", () => {
 
   const cacheName = (bundle: string): string => `${bundle}.${process.version}-${process.arch}.cache`;
 
-  it("is built with a code cache for its bundle and this Node", () => {
+  it("is built with a code cache for its bundle and this Node, and one for zod's library bundle", () => {
     const dir = join(ROOT, "dist/cli");
     expect(existsSync(join(dir, cacheName(bundleOf(dir))))).toBe(true);
+    const zod = readdirSync(dir).find((n) => /^lib-zod-.*\.cjs$/.test(n));
+    expect(zod && existsSync(join(dir, cacheName(zod)))).toBe(true);
+  });
+
+  it("prints a file and its version without any library bundle (they load only when required)", () => {
+    const base = join(ROOT, "node_modules/.cache", `afs-core-${process.pid}`);
+    const dir = join(base, "dist/cli");
+    mkdirSync(dir, { recursive: true });
+    try {
+      copyFileSync(join(ROOT, "package.json"), join(base, "package.json"));
+      for (const name of ["main.js", "package.json", bundleOf(join(ROOT, "dist/cli"))]) {
+        copyFileSync(join(ROOT, "dist/cli", name), join(dir, name));
+      }
+      const env: NodeJS.ProcessEnv = { ...afs.env, XDG_CACHE_HOME: join(base, "xdg") };
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [join(dir, "main.js"), ...args], { env, encoding: "utf8" });
+      expect(run(["--version"]).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+      expect(run(["fs", "cat", "/a.txt", "-w", "s"]).stdout).toBe("one\ntwo\n");
+      expect(run(["status"]).status).toBe(0);
+      // A command that needs one says which is missing.
+      expect(run(["fs", "ls", "/", "-w", "s"]).stderr).toMatch(/lib-zod-/);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it("without a fitting cache writes one into the user's cache (per Node and V8 flags); runs whatever a cache holds", () => {
@@ -102,7 +127,10 @@ describe("the executable and its code cache", () => {
       const bundle = bundleOf(join(ROOT, "dist/cli"));
       copyFileSync(MAIN, join(dir, "main.js"));
       copyFileSync(join(ROOT, "dist/cli/package.json"), join(dir, "package.json"));
-      copyFileSync(join(ROOT, "dist/cli", bundle), join(dir, bundle));
+      // The main bundle and the library bundles, without the build's caches.
+      for (const name of readdirSync(join(ROOT, "dist/cli")).filter((n) => /^(afs|lib)-.*\.cjs$/.test(n))) {
+        copyFileSync(join(ROOT, "dist/cli", name), join(dir, name));
+      }
       const xdg = join(base, "xdg");
       const env: NodeJS.ProcessEnv = { ...afs.env, XDG_CACHE_HOME: xdg };
       delete env.NODE_OPTIONS;
@@ -113,20 +141,24 @@ describe("the executable and its code cache", () => {
         expect(version.stderr).toBe("");
         expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
         expect(run(["fs", "cat", "/a.txt", "-w", "s"], nodeFlags).stdout).toBe("one\ntwo\n");
+        // ls parses its arguments with zod, from a library bundle of its own.
+        expect(run(["fs", "ls", "/", "-w", "s"], nodeFlags).stdout).toMatch(/a\.txt/);
       };
       const own = join(xdg, "afs", cacheName(bundle));
       const sizeOf = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
 
       works();
       expect(sizeOf(own)).toBeGreaterThan(1000);
+      const zod = readdirSync(join(xdg, "afs")).find((n) => /^lib-zod-.*\.cache$/.test(n));
+      expect(sizeOf(join(xdg, "afs", zod ?? "none"))).toBeGreaterThan(1000);
       works();
       // A cache V8 refuses is replaced.
       writeFileSync(own, "not a V8 code cache");
       works();
       expect(sizeOf(own)).toBeGreaterThan(1000);
-      // Other V8 flags: a cache of their own.
+      // Other V8 flags: caches of their own (the main bundle's and zod's).
       works(["--max-old-space-size=300"]);
-      expect(readdirSync(join(xdg, "afs")).filter((n) => n.endsWith(".cache"))).toHaveLength(2);
+      expect(readdirSync(join(xdg, "afs")).filter((n) => n.endsWith(".cache"))).toHaveLength(4);
       // A broken cache beside the bundle is only slower.
       rmSync(xdg, { recursive: true, force: true });
       for (const cache of [Buffer.from("not a V8 code cache"), Buffer.alloc(0)]) {

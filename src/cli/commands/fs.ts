@@ -70,13 +70,20 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
   cat: async () => (await import("./fs-cat.js")).registerFsCat,
 
   lines: async () => {
-    const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/lines.js")]);
+    const [{ registerOp }, op, { LIMIT_ENV, resolveLimits }] = await Promise.all([
+      opCommand(),
+      import("../../ops/lines.js"),
+      import("../../access/limits.js"),
+    ]);
+    // The window is held whole to print it, so it is capped like a read over any other face
+    // (AFS_MAX_READ_BYTES), with the way to the whole file named: cat.
+    const hint = `or print the whole file with afs fs cat; ${LIMIT_ENV.maxReadBytes} raises the limit`;
     return (fs) =>
       registerOp(fs, {
         name: "lines",
         summary: "print lines START to END of a text file (END default: the last line)",
         schema: op.linesArgs,
-        run: op.lines,
+        run: (volume, args) => op.lines(volume, args, { maxContentBytes: resolveLimits().maxReadBytes, hint }),
         positionals: { path: "path", start: "start", end: "end" },
         render: (r) => r.content.replace(/\r?\n$/, ""),
       });
