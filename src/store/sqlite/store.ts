@@ -54,9 +54,6 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** How much of the store file SQLite maps into memory to read it. */
-const MMAP_BYTES = 1 << 30;
-
 export class SqliteStore implements Store {
   readonly url: string;
   readonly chunkBytes: number;
@@ -178,9 +175,6 @@ export class SqliteStore implements Store {
       // In WAL mode NORMAL only risks the last transactions on power loss, never on a process kill.
       db.pragma("synchronous = NORMAL");
       db.pragma("foreign_keys = ON");
-      // Pages read from a mapping, not a read() per 4 KiB page: a large content's overflow chain
-      // reads about twice as fast (90 MB of chunk rows: ~55 → ~30 ms). Only address space is reserved.
-      db.pragma(`mmap_size = ${MMAP_BYTES}`);
       migrate(db, file);
       return new SqliteStore(db, file);
     } catch (e) {
