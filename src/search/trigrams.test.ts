@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TextCache } from "./text-cache.js";
+import { literalTokens } from "./trigram-token.js";
 import {
   asciiTrigramDocument,
   blockedTrigramDocument,
@@ -8,7 +9,6 @@ import {
   foldText,
   trigramDocument,
   trigramKeys,
-  trigramTokens,
 } from "./trigrams.js";
 
 describe("trigrams", () => {
@@ -40,17 +40,17 @@ describe("trigrams", () => {
         const from = Math.min(a, b) % (t.length + 1);
         const lit = t.slice(from, from + 3 + (Math.max(a, b) % 8));
         const query = a % 2 === 1 ? lit.replace(/[a-z]/g, (c) => c.toUpperCase()) : lit;
-        return trigramTokens(foldText(query), 64).every((tok) => doc.has(tok));
+        return literalTokens(foldText(query), 64).every((tok) => doc.has(tok));
       }),
       { numRuns: 2000 },
     );
   });
 
   it("keeps at most `max` tokens of a long literal, its first and last among them", () => {
-    const tokens = trigramTokens("abcdefghijklmnopqrstuvwxyz", 4);
+    const tokens = literalTokens("abcdefghijklmnopqrstuvwxyz", 4);
     expect(tokens).toHaveLength(4);
-    expect(tokens[0]).toBe(trigramTokens("abc")[0]);
-    expect(tokens[3]).toBe(trigramTokens("xyz")[0]);
+    expect(tokens[0]).toBe(literalTokens("abc")[0]);
+    expect(tokens[3]).toBe(literalTokens("xyz")[0]);
   });
 });
 

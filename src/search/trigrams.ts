@@ -3,6 +3,7 @@
 // distinct three-unit window of a text written as one short [0-9a-z] token.
 
 import { isAscii } from "node:buffer";
+import { asciiTrigramToken, wideTrigramToken as wideToken } from "./trigram-token.js";
 
 const FOLD = new Uint16Array(65536);
 for (let u = 0; u < 65536; u++) FOLD[u] = u;
@@ -25,24 +26,20 @@ export function foldText(text: string): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
-const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
 // Allocated on first use: its 2^21 slots cost ~10 ms and ~16 MB, which every process importing
 // grep would otherwise pay at start-up whether or not it ever indexes.
 let asciiTokens: (string | undefined)[] | undefined;
 
-/** An all-ASCII trigram (21 bits) as five base-36 digits; others as "x" + ten digits, so lengths never collide. */
+/** An all-ASCII trigram's token (trigram-token.ts), kept once made: indexing names the same few thousand again and again. */
 function asciiToken(key: number): string {
   asciiTokens ??= new Array(1 << 21);
   let token = asciiTokens[key];
   if (token === undefined) {
-    token = "";
-    for (let k = key, i = 0; i < 5; i++, k = Math.floor(k / 36)) token += DIGITS[k % 36];
+    token = asciiTrigramToken(key);
     asciiTokens[key] = token;
   }
   return token;
 }
-
-const wideToken = (key: number): string => `x${key.toString(36).padStart(10, "0")}`;
 
 // Last document each ASCII trigram was seen in: dedupes without a Set (one array write per unit).
 // Both 8 MB scratch tables are allocated on first use, not when a command that never indexes
@@ -253,19 +250,4 @@ export function trigramKeys(folded: string): number[] {
     keys.push((a | b | c) < 128 ? (a << 14) | (b << 7) | c : a * 4294967296 + b * 65536 + c);
   }
   return keys;
-}
-
-/** The distinct trigram tokens of an already folded literal (at most `max`, spread across it). */
-export function trigramTokens(folded: string, max = 16): string[] {
-  const tokens = new Set<string>();
-  for (let i = 0; i + 2 < folded.length; i++) {
-    const a = folded.charCodeAt(i);
-    const b = folded.charCodeAt(i + 1);
-    const c = folded.charCodeAt(i + 2);
-    tokens.add((a | b | c) < 128 ? asciiToken((a << 14) | (b << 7) | c) : wideToken(a * 4294967296 + b * 65536 + c));
-  }
-  const all = [...tokens];
-  if (all.length <= max) return all;
-  // Any subset is still required; the ends and an even spread keep it selective.
-  return Array.from({ length: max }, (_, i) => all[Math.round((i * (all.length - 1)) / (max - 1))] as string);
 }
