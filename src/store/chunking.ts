@@ -177,7 +177,7 @@ export async function gatherRanges(
     });
     if (spans.length === 0) continue;
     const decoded = decodeSpans(await piece.stored(), bytes, spans, piece.what);
-    owners.forEach((i, j) => parts[i]?.push(decoded[j] as Buffer));
+    for (const [j, i] of owners.entries()) parts[i]?.push(decoded[j] as Buffer);
   }
   return parts.map((p, i) => {
     const { from, to } = bounds[i] as Span;
