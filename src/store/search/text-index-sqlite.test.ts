@@ -40,6 +40,13 @@ describe("SqliteTextIndex", () => {
     expect(built).toMatchObject({ indexed: 2, skipped: 2 });
     expect(await index.status()).toMatchObject({ texts: 0, binary: 1, large: 1 });
     expect(wholeReads).toEqual([]);
+
+    // Under the limit: a binary blob is still told by its first bytes, and only the text is read whole.
+    const roomy = new SqliteTextIndex(() => t.afs.searchDb, store, { maxIndexBytes: 64 * 1024 * 1024 });
+    await roomy.clear();
+    expect(await roomy.build([sha256(text), sha256(binary)])).toMatchObject({ indexed: 2, skipped: 1 });
+    expect(await roomy.status()).toMatchObject({ texts: 1, binary: 1, large: 0 });
+    expect(wholeReads).toEqual([sha256(text)]);
   });
 
   describe("scope markers", () => {

@@ -538,13 +538,17 @@ export class SqliteTextIndex implements TextIndex {
       batchBytes = 0;
     };
     for (const hash of missing) {
-      // A blob too large to index is classified by its first bytes, never read whole (it may be GiBs).
+      // A blob is classified by its first bytes before it is read whole: a binary one (a NUL up
+      // front) or one too large to index (it may be GiBs) is never inflated whole. Binaries are most
+      // of a real tree's bytes (70% of node_modules), which a first search read whole only to skip.
       const size = hash === EMPTY_SHA256 ? 0 : ((await this.store.blobSize(hash)) ?? 0);
-      const data =
-        size > this.maxIndexBytes
+      const head =
+        size > BINARY_SNIFF_BYTES
           ? ((await this.store.readBlobRange(hash, 0, BINARY_SNIFF_BYTES)) ?? Buffer.alloc(0))
-          : await this.blob(hash);
-      const text = size > this.maxIndexBytes ? null : asText(data);
+          : null;
+      const skip = size > this.maxIndexBytes || head?.includes(0) === true;
+      const data = skip && head ? head : await this.blob(hash);
+      const text = skip ? null : asText(data);
       batch.push({ hash, data, size, text });
       batchBytes += data.length;
       if (batchBytes >= BATCH_BYTES) flush();
