@@ -4,7 +4,6 @@
 // indexed lazily, in batches, the first time a search has them in scope.
 
 import { isAscii } from "node:buffer";
-import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
@@ -31,65 +30,7 @@ import { literalTokens } from "../../search/trigram-token.js";
 import { asciiTrigramDocument, BLOOM_BYTES, blockedTrigramDocument, trigramDocument } from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
-
-// `state` records what indexing found, so binary and huge blobs are never read again.
-// The trigram table is contentless (the text lives in the store) with detail=none: it answers "which rows hold all these tokens", which is all a candidate filter needs.
-const SCHEMA = [
-  `CREATE TABLE text_blobs (
-     id INTEGER PRIMARY KEY,
-     hash TEXT NOT NULL UNIQUE,
-     state INTEGER NOT NULL,
-     bytes INTEGER NOT NULL
-   );
-   CREATE VIRTUAL TABLE text_trigrams USING fts5(
-     grams, content='', tokenize='ascii', detail=none, columnsize=0
-   );`,
-  // Version 2: clear() bumps the generation, so other processes drop the ids they remember.
-  `CREATE TABLE text_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-   INSERT INTO text_meta (key, value) VALUES ('generation', 0);`,
-  // Version 3: the trigram table takes DELETE (contentless_delete=1, which rules out columnsize=0)
-  // so gc can prune blobs the store no longer holds. The old table goes, and the rows indexed into it.
-  `DELETE FROM text_blobs;
-   DROP TABLE text_trigrams;
-   CREATE VIRTUAL TABLE text_trigrams USING fts5(
-     grams, content='', contentless_delete=1, tokenize='ascii', detail=none
-   );
-   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
-  // Version 4: a Bloom filter of each block's trigrams for texts of several blocks, so a rare literal
-  // in one corner of a large bundle makes only that corner a candidate. (Postings per block doubled
-  // the postings FTS5 writes; filters cost a few bit sets per byte.) FTS5's automerge, which rewrote
-  // the postings as they came, goes: each indexing transaction leaves a segment, and FTS5 still merges
-  // a level once it holds crisismerge (16) of them, so queries read few.
-  `DELETE FROM text_blobs;
-   INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');
-   ALTER TABLE text_blobs ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;
-   CREATE TABLE text_blooms (id INTEGER PRIMARY KEY, blooms BLOB NOT NULL);
-   INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('automerge', 0);
-   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
-  // Version 5: where each block starts and its first line's number (text-blocks.ts blockLines), so a
-  // cold search reads only a large text's candidate blocks. Rows indexed before have none; they are
-  // read whole, as before, until the index is rebuilt.
-  `ALTER TABLE text_blooms ADD COLUMN lines BLOB;`,
-  // Version 6: scopes found wholly indexed, by a digest of their hashes (scopeDigest), with the
-  // generation they were found in and those of their blobs too large to index. A new process
-  // searching such a scope asks FTS5 first and looks up only the rows it names, not every hash.
-  `CREATE TABLE text_scopes (
-     id INTEGER PRIMARY KEY,
-     digest TEXT NOT NULL UNIQUE,
-     generation INTEGER NOT NULL,
-     large TEXT NOT NULL
-   );`,
-  // Version 7: a text of many blocks (TRANSPOSE_MIN_BLOCKS, 64) keeps its filters transposed, in bands
-  // of filter bits (block-filters.ts bandsOf), keyed id * BANDS + band, and none in text_blooms: a new
-  // process reads the few bands a query's bits fall in, not the whole filter (2 KiB per block). The
-  // texts indexed before go, to be indexed again by the next search that has them in scope.
-  `CREATE TABLE text_bands (key INTEGER PRIMARY KEY, bits BLOB NOT NULL);
-   DELETE FROM text_trigrams WHERE rowid IN (SELECT id FROM text_blobs WHERE blocks >= 64);
-   DELETE FROM text_blooms WHERE id IN (SELECT id FROM text_blobs WHERE blocks >= 64);
-   DELETE FROM text_blobs WHERE blocks >= 64;
-   DELETE FROM text_scopes;
-   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
-];
+import { prepareTextIndex, TEXT_INDEX_SCHEMA, type TextIndexStatements } from "./text-index-tables.js";
 
 enum State {
   Text = 0,
@@ -177,7 +118,7 @@ export class SqliteTextIndex implements TextIndex {
     (p) => p.runs.reduce((n, r) => n + r.view.length + 64, 0),
   );
   private readonly maxIndexBytes: number;
-  private readonly statements: () => ReturnType<typeof prepare>;
+  private readonly statements: () => TextIndexStatements;
   private generation = -1;
 
   /** `index` is called on first use, so a volume that never searches never opens the index file. */
@@ -186,12 +127,12 @@ export class SqliteTextIndex implements TextIndex {
     private readonly store: Store,
     options: SqliteTextIndexOptions = {},
   ) {
-    this.statements = componentStatements(index, "text", SCHEMA, prepare);
+    this.statements = componentStatements(index, "text", TEXT_INDEX_SCHEMA, prepareTextIndex);
     this.cache = new TextCache(options.cacheUnits ?? textCacheBudget());
     this.maxIndexBytes = options.maxIndexBytes ?? 64 * 1024 * 1024;
   }
 
-  private get st(): ReturnType<typeof prepare> {
+  private get st(): TextIndexStatements {
     return this.statements();
   }
 
@@ -624,45 +565,6 @@ export class SqliteTextIndex implements TextIndex {
 function asText(data: Buffer): string | true | null {
   if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return null;
   return isAscii(data) ? true : decodeText(data);
-}
-
-function prepare(db: Database.Database) {
-  return {
-    db,
-    lookup: db.prepare<[string]>(
-      "SELECT hash, id, state, blocks FROM text_blobs WHERE hash IN (SELECT value FROM json_each(?))",
-    ),
-    one: db.prepare<[string]>("SELECT id, state, blocks FROM text_blobs WHERE hash = ?"),
-    byIds: db.prepare<[string]>(
-      "SELECT hash, id, state, blocks FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))",
-    ),
-    scope: db.prepare<[string, number]>("SELECT large FROM text_scopes WHERE digest = ? AND generation = ?").pluck(),
-    mark: db.prepare<[string, number, string]>(
-      // REPLACE: a marker written again takes a new id, the newest, which trimming keeps.
-      "INSERT OR REPLACE INTO text_scopes (digest, generation, large) VALUES (?, ?, ?)",
-    ),
-    trimScopes: db.prepare<[number]>("DELETE FROM text_scopes WHERE id <= (SELECT max(id) FROM text_scopes) - ?"),
-    blooms: db.prepare<[number]>("SELECT blooms FROM text_blooms WHERE id = ?").pluck(),
-    insertBlooms: db.prepare<[number, Uint8Array, Uint8Array | null]>(
-      "INSERT OR REPLACE INTO text_blooms (id, blooms, lines) VALUES (?, ?, ?)",
-    ),
-    lines: db.prepare<[number]>("SELECT lines FROM text_blooms WHERE id = ?").pluck(),
-    bands: db.prepare<[string]>("SELECT key, bits FROM text_bands WHERE key IN (SELECT value FROM json_each(?))"),
-    insertBand: db.prepare<[number, Uint8Array]>("INSERT OR REPLACE INTO text_bands (key, bits) VALUES (?, ?)"),
-    deleteBands: db.prepare<[number, number]>("DELETE FROM text_bands WHERE key BETWEEN ? AND ?"),
-    deleteBlooms: db.prepare<[string]>("DELETE FROM text_blooms WHERE id IN (SELECT value FROM json_each(?))"),
-    insertBlob: db.prepare<[string, number, number, number]>(
-      "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    ),
-    insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
-    match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
-    generation: db.prepare("SELECT value FROM text_meta WHERE key = 'generation'").pluck(),
-    rows: db.prepare("SELECT id, hash FROM text_blobs"),
-    deleteGrams: db.prepare<[string]>("DELETE FROM text_trigrams WHERE rowid IN (SELECT value FROM json_each(?))"),
-    deleteBlobs: db.prepare<[string]>("DELETE FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))"),
-    bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
-    status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
-  };
 }
 
 // Weighed by the stored filters' size (fixed, as the cache needs; transposed they hold at most ~1.5x that).
