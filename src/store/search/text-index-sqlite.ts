@@ -106,7 +106,7 @@ export class SqliteTextIndex implements TextIndex {
   private readonly scopes = new WeakMap<readonly Hash[], Scope>();
   /** Marked scopes by hash array, under the same epoch rule. */
   private readonly marked = new WeakMap<readonly Hash[], MarkedScope>();
-  /** Hashes of the rows looked up by id (the rows a query named in a marked scope). */
+  /** Hashes of the rows looked up, by row id (how a marked scope names the rows a query matched). */
   private readonly ids = new Map<number, Hash>();
   private epoch = 0;
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
@@ -193,7 +193,10 @@ export class SqliteTextIndex implements TextIndex {
       this.marked.set(hashes, scope);
     }
     const ids = this.st.match.all(expression) as number[];
-    this.lookupIds(ids.filter((id) => !this.ids.has(id)));
+    this.remember(
+      ids.filter((id) => !this.ids.has(id)),
+      this.st.byIds,
+    );
     const named = new Map<Hash, Known>();
     for (const id of ids) {
       const hash = this.ids.get(id);
@@ -443,24 +446,17 @@ export class SqliteTextIndex implements TextIndex {
 
   /** Fills `known` for these hashes from the database; returns those not indexed yet. */
   private lookup(unknown: readonly Hash[]): Hash[] {
-    if (unknown.length === 0) return [];
-    if (this.known.size + unknown.length > MAX_KNOWN) this.forget();
-    for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
-      const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
-      for (const row of this.st.lookup.all(JSON.stringify(chunk)) as (Known & { hash: Hash })[]) {
-        this.known.set(row.hash, { id: row.id, state: row.state, blocks: row.blocks });
-      }
-    }
+    this.remember(unknown, this.st.lookup);
     return unknown.filter((h) => !this.known.has(h));
   }
 
-  /** Fills `known` (and `ids`) for the rows of these ids. */
-  private lookupIds(ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    if (this.known.size + ids.length > MAX_KNOWN) this.forget();
-    for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
-      const chunk = JSON.stringify(ids.slice(i, i + LOOKUP_CHUNK));
-      for (const row of this.st.byIds.all(chunk) as (Known & { hash: Hash })[]) {
+  /** Fills `known` and `ids` with the rows `statement` finds for these keys (hashes or row ids), a batch at a time. */
+  private remember(keys: readonly (Hash | number)[], statement: TextIndexStatements["lookup"]): void {
+    if (keys.length === 0) return;
+    if (this.known.size + keys.length > MAX_KNOWN) this.forget();
+    for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
+      const batch = JSON.stringify(keys.slice(i, i + LOOKUP_CHUNK));
+      for (const row of statement.all(batch) as (Known & { hash: Hash })[]) {
         this.known.set(row.hash, { id: row.id, state: row.state, blocks: row.blocks });
         this.ids.set(row.id, row.hash);
       }

@@ -188,7 +188,7 @@ export class SqliteBlobs {
       const inline: Piece = {
         ref: { start: 0, size: meta.size, hash },
         what: `content ${hash}`,
-        stored: () => this.guard(() => this.st.inline.get(hash) ?? EMPTY),
+        stored: () => this.guard(() => this.storedInline(hash)),
       };
       return gatherRanges(meta.size, ranges, [inline], () => badLayout(hash));
     }
@@ -268,9 +268,13 @@ export class SqliteBlobs {
   }
 
   private inline(hash: Hash, meta: BlobMeta): Buffer {
+    return decode(this.storedInline(hash), meta.size, `content ${hash}`);
+  }
+
+  private storedInline(hash: Hash): Buffer {
     const stored = this.st.inline.get(hash);
     if (!stored) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
-    return decode(stored, meta.size, `content ${hash}`);
+    return stored;
   }
 
   /** A chunked blob's bytes in one buffer. */
