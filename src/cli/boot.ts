@@ -8,6 +8,8 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
+import { runResident, startResident } from "./resident/client.js";
+import { forResident, residentDisabled, setBuild, socketPath } from "./resident/socket.js";
 
 /** The bundles' file names (content-hashed, so a cache can never belong to another build); set by the build. */
 declare const AFS_BUNDLE: string;
@@ -105,4 +107,19 @@ const bundleRequire: NodeJS.Require = Object.assign((id: string): unknown => {
   return loaded;
 }, nodeRequire);
 
-run(AFS_BUNDLE);
+// A search goes to the resident afs when one runs (it answers from warm stores and indexes); when
+// none does, this process does the work and then starts one, for the next command.
+setBuild(AFS_BUNDLE);
+const argv = process.argv.slice(2);
+const socket = forResident(argv) && !residentDisabled() ? socketPath() : undefined;
+if (socket === undefined) run(AFS_BUNDLE);
+else {
+  void runResident(socket, argv).then((status) => {
+    if (status !== undefined) {
+      process.exitCode = status;
+      return;
+    }
+    process.once("beforeExit", () => startResident());
+    run(AFS_BUNDLE);
+  });
+}

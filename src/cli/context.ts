@@ -38,9 +38,22 @@ export function globals(cmd: Command): GlobalOptions {
 
 const open = new Set<Afs>();
 
+/** In the resident afs: the open stores commands borrow (and leave open) instead of opening their own. */
+export interface AfsLender {
+  borrow(options: { home?: string; store?: string }): Promise<Afs>;
+  closeAll(): Promise<void>;
+}
+
+let lender: AfsLender | undefined;
+
+export function lendAfs(to: AfsLender): void {
+  lender = to;
+}
+
 /** Opens the engine for one command and closes it afterwards, whatever happens. */
 export async function withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Promise<T> {
   const { home, store } = globals(cmd);
+  if (lender) return fn(await lender.borrow({ home, store }));
   // The engine loads here, not at start-up: --version and --help need none of it.
   const { Afs } = await import("../workspace/afs.js");
   const afs = await Afs.open({ home, store });
@@ -65,7 +78,9 @@ export function closeOnSignals(): void {
     ["SIGTERM", 143],
   ] as const) {
     process.once(signal, () => {
-      void Promise.allSettled([...open].map((afs) => afs.close())).then(() => process.exit(status));
+      void Promise.allSettled([...[...open].map((afs) => afs.close()), lender?.closeAll()]).then(() =>
+        process.exit(status),
+      );
     });
   }
 }

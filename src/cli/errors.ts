@@ -3,6 +3,7 @@
 import { CommanderError } from "commander";
 import type { ZodError } from "zod";
 import { AfsError, type ErrorCode, type NextStep, toAfsError, withNextStep } from "../core/errors.js";
+import { warn } from "./output.js";
 
 /** Exit statuses. 0 is success; USAGE covers bad flags, bad names and bad paths alike. */
 export const EXIT_CODES: Readonly<Record<ErrorCode | "USAGE", number>> = {
@@ -59,10 +60,10 @@ export function report(e: unknown): number {
     return e.exitCode === 0 ? 0 : EXIT_CODES.USAGE;
   }
   const err = isZodError(e) ? fromZod(e) : toAfsError(e);
-  process.stderr.write(`afs: ${withNextStep(err, CLI_NEXT_STEPS)} [${err.code}]\n`);
+  warn(`afs: ${withNextStep(err, CLI_NEXT_STEPS)} [${err.code}]\n`);
   if (process.env.AFS_DEBUG === "1") {
-    process.stderr.write(`${(e instanceof Error && e.stack) || String(e)}\n`);
-    if (Object.keys(err.details).length > 0) process.stderr.write(`${JSON.stringify(err.details)}\n`);
+    warn(`${(e instanceof Error && e.stack) || String(e)}\n`);
+    if (Object.keys(err.details).length > 0) warn(`${JSON.stringify(err.details)}\n`);
   }
   return EXIT_CODES[err.code];
 }

@@ -10,7 +10,7 @@ import type { Volume } from "../volume/volume.js";
 import { leaf } from "./commands/leaf.js";
 import { withWorkspace, workspaceOption } from "./context.js";
 import { fromZod } from "./errors.js";
-import { emit, type JsonFlag } from "./output.js";
+import { emit, type JsonFlag, write } from "./output.js";
 
 export interface OpCommand<A, R> {
   /** Command name, e.g. "replace". */
@@ -133,7 +133,7 @@ export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command
     const args = parsed.data;
     await withWorkspace(command, async (afs, workspace) => {
       const result = await def.run(await afs.volume(workspace), args);
-      if (def.raw && !flags.json) process.stdout.write(def.raw(result));
+      if (def.raw && !flags.json) write(def.raw(result));
       else emit(flags, result, (r) => def.render(r, args));
     });
   });

@@ -5,9 +5,36 @@ export interface JsonFlag {
   json?: boolean;
 }
 
-export const write = (text: string): void => {
-  process.stdout.write(text);
+/** Where a command's output goes: this process's stdout and stderr, or, in the resident afs, a client's. */
+export interface Sink {
+  out(data: string | Uint8Array): void;
+  err(text: string): void;
+}
+
+const processSink: Sink = {
+  out: (data) => void process.stdout.write(data),
+  err: (text) => void process.stderr.write(text),
 };
+
+// One variable, not async-local storage: the resident afs runs one command at a time.
+let sink = processSink;
+
+/** Runs a command with its output going to `to` (the resident afs's client) instead of this process's. */
+export async function withSink<T>(to: Sink, fn: () => Promise<T>): Promise<T> {
+  const before = sink;
+  sink = to;
+  try {
+    return await fn();
+  } finally {
+    sink = before;
+  }
+}
+
+/** Data: to stdout. */
+export const write = (data: string | Uint8Array): void => sink.out(data);
+
+/** Notes and errors: to stderr, so stdout stays the results. */
+export const warn = (text: string): void => sink.err(text);
 
 /** Writes each line followed by a newline; nothing for an empty list. */
 export const writeLines = (lines: readonly string[]): void => {

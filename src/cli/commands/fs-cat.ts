@@ -6,7 +6,7 @@ import { AfsError } from "../../core/errors.js";
 import { mustStat, normalizePath } from "../../ops/common.js";
 import type { Volume } from "../../volume/volume.js";
 import { withWorkspace, workspaceOption } from "../context.js";
-import { emit, type JsonFlag } from "../output.js";
+import { emit, type JsonFlag, write } from "../output.js";
 import { leaf } from "./leaf.js";
 
 /** Registers `cat` on the `fs` group. */
@@ -21,7 +21,7 @@ export function registerFsCat(fs: Command): void {
           emit(flags, await read(volume, { path }), () => []);
           return;
         }
-        process.stdout.write(await catBytes(volume, normalizePath(path)));
+        write(await catBytes(volume, normalizePath(path)));
       }),
     );
 }

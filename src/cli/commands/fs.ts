@@ -6,7 +6,7 @@ import type { EntryItem } from "../../ops/common.js";
 import type { GrepResult } from "../../ops/grep.js";
 import type { QueryResult } from "../../ops/query.js";
 import type { MutationResult } from "../../volume/volume.js";
-import { bytes, plural, shortTime, table } from "../output.js";
+import { bytes, plural, shortTime, table, warn } from "../output.js";
 
 /** Registers one subcommand on the `fs` group (its operation already imported). */
 type Leaf = (fs: Command) => void;
@@ -28,7 +28,7 @@ const listing = (items: readonly EntryItem[]): string[] =>
 
 function renderQuery(r: QueryResult): string[] {
   // Warnings go to stderr so stdout stays the results.
-  for (const w of r.warnings) process.stderr.write(`afs: warning: ${w}\n`);
+  for (const w of r.warnings) warn(`afs: warning: ${w}\n`);
   const explained = new Map((r.explain?.results ?? []).map((e) => [`${e.path}\0${e.chunk_id}`, e]));
   return r.results.flatMap((h) => {
     const e = explained.get(`${h.path}\0${h.chunk_id}`);
@@ -111,7 +111,7 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
     ]);
     const render = (r: GrepResult): string[] => {
       // The note goes to stderr so stdout stays the results.
-      if (r.cursor) process.stderr.write(`afs: more results; continue with --cursor ${r.cursor}\n`);
+      if (r.cursor) warn(`afs: more results; continue with --cursor ${r.cursor}\n`);
       return grepText(r);
     };
     return (fs) =>

@@ -1,0 +1,117 @@
+// `afs daemon …`: the resident afs that answers searches for short-lived afs processes (see
+// resident/server.ts). It starts on its own the first time a search runs without one and leaves
+// after a quiet spell; these commands start, stop, inspect or run it in the foreground.
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Command, InvalidArgumentError } from "commander";
+import { AfsError } from "../../core/errors.js";
+import { ExitStatus } from "../errors.js";
+import { emit, type JsonFlag, plural } from "../output.js";
+import { ask, startResident } from "../resident/client.js";
+import { residentDisabled, socketPath } from "../resident/socket.js";
+import { leaf } from "./leaf.js";
+
+const DEFAULT_IDLE_SECONDS = 600;
+
+interface Status {
+  running: boolean;
+  socket: string;
+  pid?: number;
+  uptime_ms?: number;
+  served?: number;
+  stores?: number;
+}
+
+function socketOrThrow(): string {
+  const socket = socketPath();
+  if (socket === undefined) {
+    throw new AfsError(
+      "PERMISSION_DENIED",
+      "no private directory for the resident afs's socket: set AFS_RUNTIME_DIR to a directory only you can use (mode 700)",
+    );
+  }
+  return socket;
+}
+
+/** The resident afs's own report, or not running. */
+async function status(socket: string): Promise<Status> {
+  let text = "";
+  const code = await ask(
+    socket,
+    { kind: "status" },
+    {
+      stdout: (data) => {
+        text += Buffer.from(data).toString("utf8");
+        return true;
+      },
+      stderr: () => true,
+    },
+  );
+  if (code !== 0) return { running: false, socket };
+  return { running: true, socket, ...(JSON.parse(text) as Omit<Status, "running" | "socket">) };
+}
+
+function parseIdle(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a number of seconds (more than 0)");
+  return n;
+}
+
+const describe = (s: Status): string =>
+  s.running
+    ? `running: pid ${s.pid}, up ${Math.round((s.uptime_ms ?? 0) / 1000)} s, ${plural(s.served ?? 0, "command")} answered, ${plural(s.stores ?? 0, "store")} open (${s.socket})`
+    : `not running (${s.socket})`;
+
+export function registerDaemon(program: Command): void {
+  const daemon = program
+    .command("daemon")
+    .description("the resident afs that answers fs grep, glob, ls and query for short-lived afs processes");
+
+  leaf(daemon, "run", "serve in the foreground until stopped or idle", false)
+    .option(
+      "--idle <seconds>",
+      `leave after this long without a command (default: $AFS_DAEMON_IDLE or ${DEFAULT_IDLE_SECONDS})`,
+      parseIdle,
+    )
+    .action(async (flags: { idle?: number }) => {
+      const socket = socketOrThrow();
+      const idle = flags.idle ?? parseIdle(process.env.AFS_DAEMON_IDLE ?? String(DEFAULT_IDLE_SECONDS));
+      const { serveResident } = await import("../resident/server.js");
+      await serveResident({ socket, idleMs: idle * 1000 });
+    });
+
+  leaf(daemon, "start", "start it in the background (a search also starts it when none runs)").action(
+    async (flags: JsonFlag) => {
+      if (residentDisabled()) {
+        throw new AfsError("INVALID_ARGUMENT", "AFS_DAEMON is off; unset it to use the resident afs");
+      }
+      const socket = socketOrThrow();
+      let now = await status(socket);
+      if (!now.running) {
+        startResident();
+        // It answers once it has bound its socket; give it a few seconds on a busy machine.
+        for (let waited = 0; !now.running && waited < 10_000; waited += 50) {
+          await sleep(50);
+          now = await status(socket);
+        }
+        if (!now.running)
+          throw new AfsError("IO_ERROR", `the resident afs did not start; try afs daemon run to see why`);
+      }
+      emit(flags, now, describe);
+    },
+  );
+
+  leaf(daemon, "stop", "stop it (the command it is answering finishes first)").action(async (flags: JsonFlag) => {
+    const socket = socketOrThrow();
+    const before = await status(socket);
+    if (before.running) await ask(socket, { kind: "stop" }, { stdout: () => true, stderr: () => true });
+    emit(flags, { stopped: before.running, socket }, (r) => (r.stopped ? "stopped" : `not running (${r.socket})`));
+  });
+
+  leaf(daemon, "status", "whether it runs, since when, and how much it has answered").action(
+    async (flags: JsonFlag) => {
+      const now = await status(socketOrThrow());
+      emit(flags, now, describe);
+      if (!now.running && !flags.json) throw new ExitStatus(3);
+    },
+  );
+}

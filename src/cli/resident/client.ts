@@ -1,0 +1,103 @@
+// The client side of the resident afs: hands a command line to it over its Unix socket and copies
+// the answer to this process's stdout and stderr as it arrives. Runs in the executable's loader,
+// before any bundle loads, so it uses Node's own modules only.
+import { spawn } from "node:child_process";
+import { connect } from "node:net";
+import { commandEnv, FRAME, type ResidentRequest } from "./socket.js";
+
+/** Output frames go to a stream as they arrive; an exit frame ends the answer with a status. */
+interface Outputs {
+  stdout: (data: Uint8Array) => boolean;
+  stderr: (data: Uint8Array) => boolean;
+}
+
+const processOutputs: Outputs = {
+  stdout: (data) => process.stdout.write(data),
+  stderr: (data) => process.stderr.write(data),
+};
+
+/**
+ * Sends one request and copies the answer's frames. Resolves with the exit status, or undefined
+ * when nothing answered (no resident afs, or it went away before writing anything): the caller
+ * then does the work itself. One that dies mid-answer is a failure, not a silent retry, since part
+ * of the answer is already out.
+ */
+export function ask(
+  socket: string,
+  request: ResidentRequest,
+  out: Outputs = processOutputs,
+): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const conn = connect(socket);
+    let settled = false;
+    let wrote = false;
+    const settle = (status: number | undefined): void => {
+      if (settled) return;
+      settled = true;
+      conn.destroy();
+      resolve(status);
+    };
+    // The frame being read: its 5-byte head, then its body (streamed on, except the exit status).
+    let head = Buffer.alloc(0);
+    let kind = 0;
+    let left = 0;
+    let status = "";
+    conn.on("connect", () => conn.write(`${JSON.stringify(request)}\n`));
+    conn.on("data", (chunk: Buffer) => {
+      let at = 0;
+      while (at < chunk.length && !settled) {
+        if (left === 0 && head.length < 5) {
+          const take = Math.min(5 - head.length, chunk.length - at);
+          head = Buffer.concat([head, chunk.subarray(at, at + take)]);
+          at += take;
+          if (head.length < 5) break;
+          kind = head[0] as number;
+          left = head.readUInt32BE(1);
+          head = Buffer.alloc(0);
+          if (kind === FRAME.exit && left === 0) settle(0);
+          continue;
+        }
+        const body = chunk.subarray(at, at + left);
+        at += body.length;
+        left -= body.length;
+        if (kind === FRAME.exit) {
+          status += body.toString("latin1");
+          if (left === 0) settle(Number.parseInt(status, 10) || 0);
+        } else if (body.length > 0) {
+          wrote = true;
+          // A slow reader of our stdout slows the resident afs down rather than filling memory.
+          const more = kind === FRAME.stderr ? out.stderr(body) : out.stdout(body);
+          if (!more) {
+            conn.pause();
+            (kind === FRAME.stderr ? process.stderr : process.stdout).once("drain", () => conn.resume());
+          }
+        }
+      }
+    });
+    const lost = (): void => {
+      if (settled) return;
+      if (wrote) out.stderr(Buffer.from("afs: the resident afs stopped mid-answer; run the command again [IO_ERROR]\n"));
+      settle(wrote ? 1 : undefined);
+    };
+    conn.on("error", lost);
+    conn.on("close", lost);
+  });
+}
+
+/** Runs a command line in the resident afs (see ask). */
+export const runResident = (socket: string, argv: readonly string[]): Promise<number | undefined> =>
+  ask(socket, { kind: "run", argv: [...argv], cwd: process.cwd(), env: commandEnv() });
+
+/**
+ * Starts a resident afs in the background (detached, no terminal, its own session), for the next
+ * command. A second one started at the same moment finds the socket taken and leaves.
+ */
+export function startResident(): number | undefined {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "daemon", "run"], {
+    detached: true,
+    stdio: "ignore",
+  });
+  child.on("error", () => {});
+  child.unref();
+  return child.pid;
+}

@@ -1,0 +1,90 @@
+// Where the resident afs listens and what it is asked: shared by the executable's loader (the
+// client, which runs before any bundle loads) and the resident process itself.
+import { lstatSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { commandOf } from "../command-words.js";
+
+/**
+ * The commands a resident afs answers: reads whose cost is mostly warming up (opening the store,
+ * the search index's lookups, compiled code), which a fresh process pays on every run. Anything
+ * that writes, reads stdin or runs long stays in the process the user started.
+ */
+const RESIDENT_COMMANDS = new Set(["fs grep", "fs glob", "fs ls", "fs query"]);
+
+/** `AFS_DAEMON=off`: never use or start a resident afs. */
+export const residentDisabled = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  /^(off|0|false|no)$/i.test(env.AFS_DAEMON ?? "");
+
+/** Whether this command line can be answered by the resident afs. */
+export function forResident(argv: readonly string[]): boolean {
+  const [command, sub] = commandOf(argv);
+  if (!RESIDENT_COMMANDS.has(`${command} ${sub}`)) return false;
+  // `@file` and `-` arguments read the caller's files or stdin; help is printed where it was asked.
+  return !argv.some((a) => a === "-" || a.startsWith("@") || a === "-h" || a === "--help");
+}
+
+/** The build's identity, set by the executable's loader: a resident afs only answers its own build. */
+const BUILD = Symbol.for("afs.build");
+
+export function setBuild(id: string): void {
+  (globalThis as Record<symbol, unknown>)[BUILD] = id;
+}
+
+const build = (): string => String((globalThis as Record<symbol, unknown>)[BUILD] ?? "dev").replace(/\.cjs$/, "");
+
+/**
+ * The directory of the user's resident sockets: $AFS_RUNTIME_DIR, else $XDG_RUNTIME_DIR/afs, else
+ * a per-user directory under the temporary directory. It must be the user's own and closed to
+ * others (anyone who could place a socket there could answer the user's searches); undefined when
+ * it is not, and the CLI then does its work itself.
+ */
+export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const dir =
+    env.AFS_RUNTIME_DIR ||
+    (env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, "afs") : join(tmpdir(), `afs-${process.getuid?.() ?? "user"}`));
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    const uid = process.getuid?.();
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This build's socket, or undefined when there is no safe place for one. */
+export function socketPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const dir = runtimeDir(env);
+  return dir === undefined ? undefined : join(dir, `${build()}.sock`);
+}
+
+/** What a client sends: one JSON line. */
+export type ResidentRequest =
+  | { kind: "run"; argv: string[]; cwd: string; env: Record<string, string> }
+  | { kind: "status" }
+  | { kind: "stop" };
+
+/** The environment a command depends on (afs's own settings and the home directory), passed along. */
+export function commandEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && (k.startsWith("AFS_") || k === "HOME" || k === "USER")) out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The answer's frames: a kind byte, a 4-byte big-endian length, then that many bytes. Output
+ * streams as it is written; the exit frame (the status as ASCII digits) ends the answer.
+ */
+export const FRAME = { stdout: 0x6f, stderr: 0x65, exit: 0x78 } as const;
+
+export function frame(kind: number, data: string | Uint8Array): Buffer {
+  const body = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  const head = Buffer.allocUnsafe(5);
+  head[0] = kind;
+  head.writeUInt32BE(body.length, 1);
+  return Buffer.concat([head, body]);
+}
