@@ -76,7 +76,8 @@ export function ask(
     });
     const lost = (): void => {
       if (settled) return;
-      if (wrote) out.stderr(Buffer.from("afs: the resident afs stopped mid-answer; run the command again [IO_ERROR]\n"));
+      if (wrote)
+        out.stderr(Buffer.from("afs: the resident afs stopped mid-answer; run the command again [IO_ERROR]\n"));
       settle(wrote ? 1 : undefined);
     };
     conn.on("error", lost);

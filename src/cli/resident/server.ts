@@ -27,7 +27,14 @@ interface Lent {
   afs: Afs;
   /** The SQLite file's device and inode when opened: a store deleted or replaced since is reopened. */
   identity: string;
+  used: number;
 }
+
+/** What else an open Afs reads from the environment, besides the AFS_* settings. */
+const OPENED_WITH = new Set(["HOME", "USER", "OPENAI_API_KEY"]);
+
+/** A store no command has used for this long is closed (the process may serve many homes). */
+const STORE_IDLE_MS = 60_000;
 
 const fileIdentity = (afs: Afs): string => {
   const sqlite = /^sqlite:(.*)$/.exec(afs.store.url);
@@ -47,16 +54,34 @@ class Stores {
     const url = options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home);
     // A relative store path means a different file from each directory.
     const where = /^(sqlite:)?[^:]*$/.test(url) && !isAbsolute(url.replace(/^sqlite:/, "")) ? process.cwd() : "";
-    const key = JSON.stringify([home, url, where, process.env.AFS_ACTOR ?? ""]);
+    // An Afs keeps what it read from the environment when it opened (the actor, the limits, query's
+    // embedder), so callers with other settings get their own; the workspace is chosen per command.
+    const settings = Object.entries(process.env)
+      .filter(([k]) => (k.startsWith("AFS_") && k !== "AFS_WORKSPACE") || OPENED_WITH.has(k))
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    const key = JSON.stringify([home, url, where, settings]);
+    await this.closeIdle(key);
     const lent = this.open.get(key);
-    if (lent && fileIdentity(lent.afs) === lent.identity) return lent.afs;
+    if (lent && fileIdentity(lent.afs) === lent.identity) {
+      lent.used = Date.now();
+      return lent.afs;
+    }
     if (lent) {
       this.open.delete(key);
       await lent.afs.close();
     }
     const afs = await Afs.open({ home, store: url });
-    this.open.set(key, { afs, identity: fileIdentity(afs) });
+    this.open.set(key, { afs, identity: fileIdentity(afs), used: Date.now() });
     return afs;
+  }
+
+  private async closeIdle(keep: string): Promise<void> {
+    const now = Date.now();
+    for (const [key, lent] of this.open) {
+      if (key === keep || now - lent.used < STORE_IDLE_MS) continue;
+      this.open.delete(key);
+      await lent.afs.close();
+    }
   }
 
   get size(): number {
@@ -79,10 +104,8 @@ async function runCommand(conn: Socket, request: Extract<ResidentRequest, { kind
   const savedCwd = process.cwd();
   let status: number;
   try {
-    // The client's afs settings replace ours for this command (and only afs's: AFS_*, HOME, USER).
-    for (const k of Object.keys(process.env)) {
-      if (k.startsWith("AFS_") || k === "HOME" || k === "USER") delete process.env[k];
-    }
+    // The command runs in its caller's environment and directory, as it would have there.
+    for (const k of Object.keys(process.env)) delete process.env[k];
     Object.assign(process.env, request.env);
     process.chdir(request.cwd);
     status = await withSink({ out: (data) => send(FRAME.stdout, data), err: (text) => send(FRAME.stderr, text) }, () =>

@@ -66,12 +66,10 @@ export type ResidentRequest =
   | { kind: "status" }
   | { kind: "stop" };
 
-/** The environment a command depends on (afs's own settings and the home directory), passed along. */
+/** The caller's whole environment: a command also reads TZ (times), OPENAI_API_KEY (query), … */
 export function commandEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && (k.startsWith("AFS_") || k === "HOME" || k === "USER")) out[k] = v;
-  }
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   return out;
 }
 
