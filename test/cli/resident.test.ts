@@ -201,6 +201,25 @@ describe("the resident afs", () => {
     expect(r.stdout.split("\n").length).toBe(60_001);
   });
 
+  it("stops quietly when its reader does, and answers from a directory deleted under the shell", () => {
+    resident(["daemon", "start"]);
+    const lines = Array.from({ length: 50_000 }, (_, i) => `row ${i} needle`);
+    afs.ok(["fs", "write", "/rows.txt"], { input: `${lines.join("\n")}\n` });
+    const shell = (script: string): Run => {
+      const r = spawnSync("bash", ["-c", script], { env: { ...afs.env, ...on }, cwd: afs.tmp(""), encoding: "utf8" });
+      return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, raw: Buffer.from(r.stdout) };
+    };
+    const head = shell(
+      `"${process.execPath}" "${MAIN}" fs grep needle /rows.txt --limit 100000 | head -1; echo "status \${PIPESTATUS[0]}"`,
+    );
+    expect(head.stdout).toBe("/rows.txt:1:row 0 needle\nstatus 0\n");
+    expect(head.stderr).toBe("");
+    const gone = shell(
+      `mkdir gone && cd gone && rmdir ../gone && "${process.execPath}" "${MAIN}" fs grep -c needle /rows.txt; echo "status $?"`,
+    );
+    expect(gone.stdout).toBe("/rows.txt:50000\nstatus 0\n");
+  });
+
   it("takes over the socket of one that was killed, and stops when told or when idle", async () => {
     resident(["daemon", "start"]);
     const { pid } = status();

@@ -82,12 +82,25 @@ export function ask(
     };
     conn.on("error", lost);
     conn.on("close", lost);
+    // A reader that stops early (`afs fs grep x | head`) is not a failure, as without the resident afs.
+    const closed = (e: NodeJS.ErrnoException): void => {
+      if (e.code === "EPIPE") settle(0);
+    };
+    process.stdout.on("error", closed);
   });
 }
 
 /** Runs a command line in the resident afs (see ask). */
-export const runResident = (socket: string, argv: readonly string[]): Promise<number | undefined> =>
-  ask(socket, { kind: "run", argv: [...argv], cwd: process.cwd(), env: commandEnv() });
+export function runResident(socket: string, argv: readonly string[]): Promise<number | undefined> {
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch {
+    // A directory deleted under the shell: this process makes of it what it can.
+    return Promise.resolve(undefined);
+  }
+  return ask(socket, { kind: "run", argv: [...argv], cwd, env: commandEnv() });
+}
 
 /**
  * Starts a resident afs in the background (detached, no terminal, its own session), for the next
