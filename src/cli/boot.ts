@@ -119,7 +119,7 @@ else {
       process.exitCode = status;
       return;
     }
-    process.once("beforeExit", () => startResident());
+    process.once("beforeExit", () => void startResident());
     run(AFS_BUNDLE);
   });
 }

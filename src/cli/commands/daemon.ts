@@ -26,7 +26,7 @@ function socketOrThrow(): string {
   if (socket === undefined) {
     throw new AfsError(
       "PERMISSION_DENIED",
-      "no private directory for the resident afs's socket: set AFS_RUNTIME_DIR to a directory only you can use (mode 700)",
+      "no private directory for the resident afs's socket: set AFS_RUNTIME_DIR to a short path of a directory only you can use (mode 700)",
     );
   }
   return socket;
@@ -87,7 +87,7 @@ export function registerDaemon(program: Command): void {
       const socket = socketOrThrow();
       let now = await status(socket);
       if (!now.running) {
-        startResident();
+        await startResident();
         // It answers once it has bound its socket; give it a few seconds on a busy machine.
         for (let waited = 0; !now.running && waited < 10_000; waited += 50) {
           await sleep(50);

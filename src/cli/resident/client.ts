@@ -1,7 +1,6 @@
 // The client side of the resident afs: hands a command line to it over its Unix socket and copies
 // the answer to this process's stdout and stderr as it arrives. Runs in the executable's loader,
 // before any bundle loads, so it uses Node's own modules only.
-import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import { commandEnv, FRAME, type ResidentRequest } from "./socket.js";
 
@@ -106,12 +105,13 @@ export function runResident(socket: string, argv: readonly string[]): Promise<nu
  * Starts a resident afs in the background (detached, no terminal, its own session), for the next
  * command. A second one started at the same moment finds the socket taken and leaves.
  */
-export function startResident(): number | undefined {
+export async function startResident(): Promise<void> {
+  // Loaded here: every afs process runs this module, and only a few start a process (~2 ms).
+  const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "daemon", "run"], {
     detached: true,
     stdio: "ignore",
   });
   child.on("error", () => {});
   child.unref();
-  return child.pid;
 }

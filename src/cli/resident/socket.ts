@@ -54,10 +54,14 @@ export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string | undef
   }
 }
 
-/** This build's socket, or undefined when there is no safe place for one. */
+/** Linux's limit on a socket's path (sun_path), less its terminating NUL. */
+const MAX_SOCKET_PATH = 107;
+
+/** This build's socket, or undefined when there is no safe place for one (or its path is too long). */
 export function socketPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const dir = runtimeDir(env);
-  return dir === undefined ? undefined : join(dir, `${build()}.sock`);
+  const path = dir === undefined ? undefined : join(dir, `${build()}.sock`);
+  return path !== undefined && Buffer.byteLength(path) <= MAX_SOCKET_PATH ? path : undefined;
 }
 
 /** What a client sends: one JSON line. */
