@@ -111,6 +111,8 @@ export async function startResident(): Promise<void> {
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "daemon", "run"], {
     detached: true,
     stdio: "ignore",
+    // Not the caller's directory: a resident process should not keep a directory busy (or mounted).
+    cwd: "/",
   });
   child.on("error", () => {});
   child.unref();

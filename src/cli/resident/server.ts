@@ -97,6 +97,8 @@ class Stores {
 
 /** Runs one command line as the client would have, its output framed onto the connection. */
 async function runCommand(conn: Socket, request: Extract<ResidentRequest, { kind: "run" }>): Promise<void> {
+  // Its caller gave up (Ctrl-C) while it waited for its turn.
+  if (conn.destroyed) return;
   const send = (kind: number, data: string | Uint8Array): void => {
     if (!conn.destroyed) conn.write(frame(kind, data));
   };
