@@ -421,6 +421,46 @@ describe("grep through the content index", () => {
     }
   });
 
+  it("a process that searches again reads blocks again, and keeps the whole text for later, read in the background", async () => {
+    const { dir, cleanup: done } = await tempDir("afs-home-");
+    try {
+      const first = await Afs.open({ home: dir, actor: "test" });
+      await first.createWorkspace("w");
+      const v = await first.volume("w");
+      const lines = Array.from({ length: 160_000 }, (_, i) =>
+        i % 40_000 === 7 ? `line ${i} createHash("sha1") here` : `line ${i} of filler text, function f${i}() {}`,
+      );
+      await v.writeFile("/big.js", Buffer.from(`${lines.join("\n")}\n`), { op: "write" });
+      await grep(v, { pattern: "createHash" });
+      await first.close();
+
+      const again = await Afs.open({ home: dir, actor: "test" });
+      const w = await again.volume("w");
+      const big = (await w.stat("/big.js"))?.sha256 as string;
+      const runs = vi.spyOn(again.textIndex, "runs");
+      const answers: [GrepArgs, GrepResult][] = [];
+      for (const a of [{ pattern: "createHash" }, { pattern: "f120007()" }] as GrepArgs[]) {
+        answers.push([a, await grep(w, a)]);
+      }
+      // Both searches read their blocks only: the second no longer inflates the whole text first.
+      const read = await Promise.all(runs.mock.calls.map(async (c, i) => [c[0], await runs.mock.results[i]?.value]));
+      expect(read.filter(([hash]) => hash === big)).toEqual([
+        [big, expect.any(Array)],
+        [big, expect.any(Array)],
+      ]);
+      // Asked twice, the text is then read whole in the background, and the next search finds it in memory.
+      await again.textIndex.warmed();
+      runs.mockClear();
+      const count: GrepArgs = { pattern: "createHash", count: true };
+      answers.push([count, await grep(w, count)]);
+      expect(await Promise.all(runs.mock.results.map((r) => r.value))).toEqual([null]);
+      for (const [a, got] of answers) expect(got).toEqual(await scan(w, a));
+      await again.close();
+    } finally {
+      await done();
+    }
+  });
+
   it("keeps the index on disk: a new process indexes nothing again", async () => {
     const { dir, cleanup: done } = await tempDir("afs-home-");
     try {

@@ -5,12 +5,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { AfsError } from "../../core/errors.js";
 import { ExitStatus } from "../errors.js";
-import { emit, type JsonFlag, plural } from "../output.js";
+import { bytes, emit, type JsonFlag, plural } from "../output.js";
 import { ask, startResident } from "../resident/client.js";
 import { residentDisabled, socketPath } from "../resident/socket.js";
 import { leaf } from "./leaf.js";
 
-const DEFAULT_IDLE_SECONDS = 600;
+// Long enough to span an agent's pauses between searches; short enough that the memory its caches
+// hold (a few hundred MB on a large tree) goes back soon after: leaving is the one sure way to.
+const DEFAULT_IDLE_SECONDS = 300;
 
 interface Status {
   running: boolean;
@@ -19,6 +21,9 @@ interface Status {
   uptime_ms?: number;
   served?: number;
   stores?: number;
+  rss_bytes?: number;
+  heap_bytes?: number;
+  external_bytes?: number;
 }
 
 function socketOrThrow(): string {
@@ -58,7 +63,7 @@ function parseIdle(value: string): number {
 
 const describe = (s: Status): string =>
   s.running
-    ? `running: pid ${s.pid}, up ${Math.round((s.uptime_ms ?? 0) / 1000)} s, ${plural(s.served ?? 0, "command")} answered, ${plural(s.stores ?? 0, "store")} open (${s.socket})`
+    ? `running: pid ${s.pid}, up ${Math.round((s.uptime_ms ?? 0) / 1000)} s, ${plural(s.served ?? 0, "command")} answered, ${plural(s.stores ?? 0, "store")} open, ${bytes(s.rss_bytes ?? 0)} resident memory (${s.socket})`
     : `not running (${s.socket})`;
 
 export function registerDaemon(program: Command): void {

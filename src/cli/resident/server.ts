@@ -27,14 +27,10 @@ interface Lent {
   afs: Afs;
   /** The SQLite file's device and inode when opened: a store deleted or replaced since is reopened. */
   identity: string;
-  used: number;
 }
 
 /** What else an open Afs reads from the environment, besides the AFS_* settings. */
 const OPENED_WITH = new Set(["HOME", "USER", "OPENAI_API_KEY"]);
-
-/** A store no command has used for this long is closed (the process may serve many homes). */
-const STORE_IDLE_MS = 60_000;
 
 const fileIdentity = (afs: Afs): string => {
   const sqlite = /^sqlite:(.*)$/.exec(afs.store.url);
@@ -60,28 +56,15 @@ class Stores {
       .filter(([k]) => (k.startsWith("AFS_") && k !== "AFS_WORKSPACE") || OPENED_WITH.has(k))
       .sort(([a], [b]) => (a < b ? -1 : 1));
     const key = JSON.stringify([home, url, where, settings]);
-    await this.closeIdle(key);
     const lent = this.open.get(key);
-    if (lent && fileIdentity(lent.afs) === lent.identity) {
-      lent.used = Date.now();
-      return lent.afs;
-    }
+    if (lent && fileIdentity(lent.afs) === lent.identity) return lent.afs;
     if (lent) {
       this.open.delete(key);
       await lent.afs.close();
     }
     const afs = await Afs.open({ home, store: url });
-    this.open.set(key, { afs, identity: fileIdentity(afs), used: Date.now() });
+    this.open.set(key, { afs, identity: fileIdentity(afs) });
     return afs;
-  }
-
-  private async closeIdle(keep: string): Promise<void> {
-    const now = Date.now();
-    for (const [key, lent] of this.open) {
-      if (key === keep || now - lent.used < STORE_IDLE_MS) continue;
-      this.open.delete(key);
-      await lent.afs.close();
-    }
   }
 
   get size(): number {
@@ -209,7 +192,16 @@ export async function serveResident(options: ResidentOptions): Promise<void> {
     conn.on("error", () => conn.destroy());
     onRequest(conn, (request) => {
       if (request.kind === "status") {
-        const state = { pid: process.pid, uptime_ms: Date.now() - started, served, stores: stores.size };
+        const { rss, heapUsed, external } = process.memoryUsage();
+        const state = {
+          pid: process.pid,
+          uptime_ms: Date.now() - started,
+          served,
+          stores: stores.size,
+          rss_bytes: rss,
+          heap_bytes: heapUsed,
+          external_bytes: external,
+        };
         conn.end(Buffer.concat([frame(FRAME.stdout, `${JSON.stringify(state)}\n`), frame(FRAME.exit, "0")]));
         return;
       }
