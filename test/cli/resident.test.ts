@@ -3,7 +3,7 @@
 // would, with a socket directory of this file's own; answers are compared with the same command
 // run by the process itself (AFS_DAEMON=off).
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -89,8 +89,15 @@ describe("the resident afs", () => {
     same(["fs", "glob", "*.ts"]);
     same(["fs", "ls", "/src", "--json"]);
     same(["fs", "ls", "/", "--depth", "2"]);
+    same(["fs", "grep", "@types"]);
     // Each of those went to it.
-    expect(status().served).toBe(served + 8);
+    expect(status().served).toBe(served + 9);
+    // Not these: help fits the caller's terminal, and query's @FILE is the caller's file.
+    const searches = afs.tmp("searches.json");
+    writeFileSync(searches, JSON.stringify([{ type: "lex", query: "createHash" }]));
+    same(["fs", "grep", "--help"]);
+    same(["fs", "query", "hash", "--searches", `@${searches}`]);
+    expect(status().served).toBe(served + 9);
   });
 
   it("passes errors back with their message and exit status", async () => {

@@ -19,9 +19,11 @@ export const residentDisabled = (env: NodeJS.ProcessEnv = process.env): boolean 
 /** Whether this command line can be answered by the resident afs. */
 export function forResident(argv: readonly string[]): boolean {
   const [command, sub] = commandOf(argv);
-  if (!RESIDENT_COMMANDS.has(`${command} ${sub}`)) return false;
-  // `@file` and `-` arguments read the caller's files or stdin; help is printed where it was asked.
-  return !argv.some((a) => a === "-" || a.startsWith("@") || a === "-h" || a === "--help");
+  const name = `${command} ${sub}`;
+  if (!RESIDENT_COMMANDS.has(name)) return false;
+  // Help is printed where it was asked (it fits the terminal); query's JSON arguments may be
+  // `@FILE` or `@-`, read from the caller's files or stdin. (grep's `@` is just a character.)
+  return !argv.some((a) => a === "-h" || a === "--help" || (name === "fs query" && a.startsWith("@")));
 }
 
 /** The build's identity, set by the executable's loader: a resident afs only answers its own build. */
