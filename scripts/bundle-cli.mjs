@@ -170,7 +170,8 @@ await build({
 const home = mkdtempSync(join(tmpdir(), "afs-code-cache-"));
 try {
   // XDG_CACHE_HOME: the runs before the cache exists would write one into the user's cache.
-  const base = { ...process.env, AFS_HOME: home, XDG_CACHE_HOME: home };
+  // AFS_DAEMON=off: each run compiles its own bundles; a resident afs would answer `fs ls` instead.
+  const base = { ...process.env, AFS_HOME: home, XDG_CACHE_HOME: home, AFS_DAEMON: "off" };
   for (const key of ["AFS_STORE", "AFS_WORKSPACE", "AFS_WRITE_CODE_CACHE"]) delete base[key];
   const afs = (args, env = {}) => {
     const r = spawnSync(process.execPath, [join(OUT, "main.js"), ...args], { env: { ...base, ...env }, encoding: "utf8" });

@@ -111,7 +111,8 @@ const bundleRequire: NodeJS.Require = Object.assign((id: string): unknown => {
 // none does, this process does the work and then starts one, for the next command.
 setBuild(AFS_BUNDLE);
 const argv = process.argv.slice(2);
-const socket = forResident(argv) && !residentDisabled() ? socketPath() : undefined;
+// A training run (the build writing code caches) must run the bundles itself.
+const socket = !training && forResident(argv) && !residentDisabled() ? socketPath() : undefined;
 if (socket === undefined) run(AFS_BUNDLE);
 else {
   void runResident(socket, argv).then((status) => {

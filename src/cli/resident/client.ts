@@ -109,6 +109,8 @@ export async function startResident(): Promise<void> {
   // Loaded here: every afs process runs this module, and only a few start a process (~2 ms).
   const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "daemon", "run"], {
+    // Never a training run of the build's code caches, whatever the process that starts it is.
+    env: { ...process.env, AFS_WRITE_CODE_CACHE: undefined },
     detached: true,
     stdio: "ignore",
     // Not the caller's directory: a resident process should not keep a directory busy (or mounted).
