@@ -11,7 +11,7 @@ import { AfsError } from "../../core/errors.js";
 import type { Afs } from "../../workspace/afs.js";
 import { lendAfs } from "../context.js";
 import { withSink } from "../output.js";
-import { main } from "../program.js";
+import { buildProgram, main } from "../program.js";
 import { FRAME, frame, type ResidentRequest } from "./socket.js";
 
 export interface ResidentOptions {
@@ -39,6 +39,10 @@ const fileIdentity = (afs: Afs): string => {
   return st ? `${st.dev}:${st.ino}` : "gone";
 };
 
+/** A SQLite store given by a relative path: a different file from each directory. */
+const relativeStore = (url: string): boolean =>
+  /^(sqlite:)?[^:]*$/.test(url) && !isAbsolute(url.replace(/^sqlite:/, ""));
+
 /** The open stores, kept between commands; keyed by what Afs.open resolves them from. */
 class Stores {
   private readonly open = new Map<string, Lent>();
@@ -49,7 +53,7 @@ class Stores {
     const home = resolveHome(options.home);
     const url = options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home);
     // A relative store path means a different file from each directory.
-    const where = /^(sqlite:)?[^:]*$/.test(url) && !isAbsolute(url.replace(/^sqlite:/, "")) ? process.cwd() : "";
+    const where = relativeStore(url) ? process.cwd() : "";
     // An Afs keeps what it read from the environment when it opened (the actor, the limits, query's
     // embedder), so callers with other settings get their own; the workspace is chosen per command.
     const settings = Object.entries(process.env)
@@ -75,6 +79,20 @@ class Stores {
     const all = [...this.open.values()];
     this.open.clear();
     await Promise.allSettled(all.map((l) => l.afs.close()));
+  }
+}
+
+/**
+ * A head start for the first command: the commands' modules loaded, and the store of the process
+ * that started this one (most likely the next caller's) opened, with the environment it passed on.
+ */
+async function prewarm(stores: Stores): Promise<void> {
+  try {
+    for (const sub of ["grep", "glob", "ls", "query"]) await buildProgram(["fs", sub]);
+    const store = process.env.AFS_STORE;
+    if (store === undefined || !relativeStore(store)) await stores.borrow({});
+  } catch {
+    // The first command will say what is wrong, to whoever runs it.
   }
 }
 
@@ -237,6 +255,7 @@ export async function serveResident(options: ResidentOptions): Promise<void> {
 
   lendAfs(stores);
   await listen(server, options.socket);
+  queue = queue.then(() => prewarm(stores));
   arm();
   await new Promise<void>((resolve) => server.once("close", () => resolve()));
   await stop();

@@ -100,6 +100,9 @@ interface Pending {
   text: string | true | null;
 }
 
+const sameBlocks = (a: readonly number[], b: readonly number[]): boolean =>
+  a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
+
 export class SqliteTextIndex implements TextIndex {
   private readonly known = new Map<Hash, Known>();
   /** Scopes by the hash array a search passed; valid while `epoch` (bumped when `known` is cleared) is theirs. */
@@ -112,7 +115,7 @@ export class SqliteTextIndex implements TextIndex {
   /** Block filters by blob id, as the searches need them (they are ~1/8 of the text they cover). */
   private blooms = bloomCache();
   private readonly cache: TextCache;
-  /** Runs read alone, by blob, with the blocks asked for (the same array for every path of one search). */
+  /** Runs read alone, by blob, with the blocks they hold. */
   private readonly partial = new WeightedLru<Hash, { blocks: readonly number[]; runs: BlockRun[] }>(
     64 * 1024 * 1024,
     (p) => p.runs.reduce((n, r) => n + r.view.length + 64, 0),
@@ -297,7 +300,8 @@ export class SqliteTextIndex implements TextIndex {
     const k = this.known.get(hash);
     if (k?.state !== State.Text || k.blocks <= 1) return null;
     const earlier = this.partial.get(hash);
-    if (earlier?.blocks === blocks) return earlier.runs;
+    // The same blocks (the same search at another path, or the same query again): the same runs.
+    if (earlier && sameBlocks(earlier.blocks, blocks)) return earlier.runs;
     // Asked again by another search: this process searches often, so it keeps the whole text for
     // the next ones, read in the background. Read here, it cost this search ~2× a cold process's
     // time (whole 4 MiB chunks of every candidate bundle); this one reads its blocks, as the first did.
