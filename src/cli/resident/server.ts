@@ -2,7 +2,7 @@
 // `afs` processes over a Unix socket, with its stores, search indexes and compiled code kept warm.
 // A fresh process pays ~60 ms to start Node and then, for a search, opens the store, looks the
 // index up and reads from a cold cache; the resident one only does the search. It runs the very
-// same command line (program.ts) with the client's arguments, directory and afs settings, one
+// same command line (program.ts) with the client's arguments, directory and environment, one
 // command at a time, and leaves after a quiet spell.
 import { statSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
