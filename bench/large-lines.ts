@@ -1,7 +1,8 @@
 // Windows of lines of a text file larger than the 512 MiB whole-read limit, in bounded memory: peak
 // RSS and wall time of `afs fs lines` (its own CLI process) for a window at the start, the middle
-// and the end of a workspace file, beside `wc -l` and `sed -n` on the same file on disk. file_lines
-// reads to the end every time (it answers total_lines), so `wc -l` is the fair baseline.
+// and the end of a workspace file, beside `wc -l` and `sed -n` on the same file on disk, and the whole
+// second half printed (streamed as it is read). With --json (and over MCP) a window also reads to the
+// end, for total_lines, so `wc -l` is the fair baseline there.
 // Run: npm run build && node --import tsx bench/large-lines.ts [MiB]   (default 600)
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -73,6 +74,29 @@ async function main(mib: number): Promise<void> {
       rows.push({ case: `5 lines at the ${name}`, tool: "afs fs lines", ...a });
       rows.push({ case: `5 lines at the ${name}`, tool: "sed -n (stops after)", ...s });
     }
+    // The whole second half: printed as it is read (the CLI streams a window; --json would hold it).
+    const half = Math.floor(lines / 2);
+    const quote = (a: string): string => `'${a.replace(/'/g, "'\\''")}'`;
+    const piped = (argv: string[]): Measured =>
+      run("bash", ["-c", `set -o pipefail; ${argv.map(quote).join(" ")} | md5sum`], env);
+    const a = piped([
+      process.execPath,
+      "--import",
+      PROBE,
+      MAIN,
+      "fs",
+      "lines",
+      "/big.txt",
+      String(half),
+      "-1",
+      "--workspace",
+      "bench",
+    ]);
+    const s = piped(["sed", "-n", `${half},$p`, file]);
+    if (a.out !== s.out) throw new Error("afs and sed differ on the second half");
+    const halfCase = `lines ${half}-${lines} (${Math.round(mib / 2)} MiB) | md5sum`;
+    rows.push({ case: halfCase, tool: "afs fs lines", ...a });
+    rows.push({ case: halfCase, tool: "sed -n", ...s });
     printTable(
       `Windows of a ${mib} MiB text file (${lines} lines) in a workspace: wall time and peak RSS per process`,
       ["case", "tool", "time", "peak RSS"],

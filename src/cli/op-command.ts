@@ -30,6 +30,8 @@ export interface OpCommand<A, R> {
   render: (result: R, args: A) => string | readonly string[];
   /** When set, the human output is these raw bytes instead of text (`cat`). */
   raw?: (result: R) => Buffer;
+  /** When set, the human output is written by this as it is read, never held whole (`lines`). */
+  stream?: (volume: Volume, args: A) => Promise<void>;
   /** Arguments to use instead of `fixed` when --json is given. */
   jsonFixed?: Readonly<Record<string, unknown>>;
 }
@@ -132,7 +134,9 @@ export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command
     if (!parsed.success) throw fromZod(parsed.error, labels);
     const args = parsed.data;
     await withWorkspace(command, async (afs, workspace) => {
-      const result = await def.run(await afs.volume(workspace), args);
+      const volume = await afs.volume(workspace);
+      if (def.stream && !flags.json) return def.stream(volume, args);
+      const result = await def.run(volume, args);
       if (def.raw && !flags.json) write(def.raw(result));
       else emit(flags, result, (r) => def.render(r, args));
     });

@@ -7,12 +7,16 @@ export interface JsonFlag {
 
 /** Where a command's output goes: this process's stdout and stderr, or, in the resident afs, a client's. */
 export interface Sink {
-  out(data: string | Uint8Array): void;
+  /** False when the reader is behind: wait for drain() before writing more. */
+  out(data: string | Uint8Array): boolean;
+  drain(): Promise<void>;
   err(text: string): void;
 }
 
 const processSink: Sink = {
-  out: (data) => void process.stdout.write(data),
+  out: (data) => process.stdout.write(data),
+  // Or closed (a reader that stopped early): nothing more will be read.
+  drain: () => new Promise((resolve) => process.stdout.once("drain", resolve).once("close", resolve)),
   err: (text) => void process.stderr.write(text),
 };
 
@@ -31,7 +35,12 @@ export async function withSink<T>(to: Sink, fn: () => Promise<T>): Promise<T> {
 }
 
 /** Data: to stdout. */
-export const write = (data: string | Uint8Array): void => sink.out(data);
+export const write = (data: string | Uint8Array): void => void sink.out(data);
+
+/** Data streamed to stdout piece by piece: each waits for the reader, so memory stays one piece. */
+export async function writePiece(data: string | Uint8Array): Promise<void> {
+  if (!sink.out(data)) await sink.drain();
+}
 
 /** Notes and errors: to stderr, so stdout stays the results. */
 export const warn = (text: string): void => sink.err(text);

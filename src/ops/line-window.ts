@@ -19,6 +19,13 @@ export interface WindowRequest {
   toEnd: boolean;
   /** Keep at most this many bytes of window; beyond it only their count is kept (`content` null). */
   maxBytes?: number;
+  /**
+   * Hand the window's bytes here as they are found instead of keeping them (`content` null), each
+   * piece checked as UTF-8 first: a window of any size in the memory of one piece. A binary file
+   * (a NUL in its first 8 KiB) is found before anything is handed over; invalid UTF-8 further on
+   * only where the scan reaches it, after the pieces before it.
+   */
+  emit?: (bytes: Buffer) => Promise<void>;
 }
 
 export type LineWindow =
@@ -42,8 +49,9 @@ export type LineWindow =
  */
 export async function lineWindow(file: OpenFile, want: WindowRequest): Promise<LineWindow> {
   // The BOM is read apart so a scan need not look for it across the first pieces.
-  const head = await file.read(0, BOM.length);
-  const bodyStart = head.equals(BOM) ? BOM.length : 0;
+  const head = await file.read(0, want.emit ? SNIFF_BYTES : BOM.length);
+  if (want.emit && head.includes(0)) return { binary: true };
+  const bodyStart = head.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0;
   const hash = want.toEnd && file.sha256 === undefined ? createHash("sha256") : null;
   const utf8 = new Utf8Check();
   const max = want.maxBytes ?? Number.POSITIVE_INFINITY;
@@ -77,7 +85,9 @@ export async function lineWindow(file: OpenFile, want: WindowRequest): Promise<L
       const hi = (winEnd >= 0 ? Math.min(winEnd, pieceEnd) : pieceEnd) - at;
       if (hi > lo) {
         bytes += hi - lo;
-        if (bytes <= max) kept.push(Buffer.from(piece.subarray(lo, hi)));
+        // A copy: the piece may be reused, and a writer may hold what it was handed.
+        if (want.emit) await want.emit(Buffer.from(piece.subarray(lo, hi)));
+        else if (bytes <= max) kept.push(Buffer.from(piece.subarray(lo, hi)));
         else kept.length = 0;
       }
     }
@@ -92,7 +102,7 @@ export async function lineWindow(file: OpenFile, want: WindowRequest): Promise<L
   const unterminated = at > bodyStart && lastByte !== NL;
   const total = want.toEnd ? line - 1 + (unterminated ? 1 : 0) : undefined;
   const sha256 = file.sha256 ?? hash?.digest("hex");
-  const content = bytes > max ? null : Buffer.concat(kept, bytes).toString("utf8");
+  const content = want.emit || bytes > max ? null : Buffer.concat(kept, bytes).toString("utf8");
   return {
     binary: false,
     content,

@@ -57,7 +57,8 @@ export interface LinesOptions {
   hint?: string;
 }
 
-export async function lines(volume: Volume, args: LinesArgs, options: LinesOptions = {}): Promise<LinesResult> {
+/** The path and the end (-1: the end of the file) of a valid request; INVALID_ARGUMENT otherwise. */
+function checkRange(args: LinesArgs): { path: string; requestedEnd: number } {
   const path = normalizePath(args.path);
   if (args.start < 1) {
     throw new AfsError("INVALID_ARGUMENT", `start must be 1 or more (lines are numbered from 1); got ${args.start}`, {
@@ -74,6 +75,11 @@ export async function lines(volume: Volume, args: LinesArgs, options: LinesOptio
       },
     );
   }
+  return { path, requestedEnd };
+}
+
+export async function lines(volume: Volume, args: LinesArgs, options: LinesOptions = {}): Promise<LinesResult> {
+  const { path, requestedEnd } = checkRange(args);
   const start = args.start;
   const found = await withOpenFile(volume, path, (file) =>
     file.size <= SMALL_FILE_BYTES
@@ -96,6 +102,28 @@ export async function lines(volume: Volume, args: LinesArgs, options: LinesOptio
   if (options.maxContentBytes !== undefined)
     checkContent(path, start, end, Buffer.byteLength(content), options.maxContentBytes, options.hint);
   return { path, start, end, total_lines: total, content, sha256: hash };
+}
+
+/**
+ * The same window handed to `emit` piece by piece as the file is read, never held whole: for a
+ * reader that prints it (the CLI). Nothing is emitted for a window past the end of the file.
+ */
+export async function streamLines(
+  volume: Volume,
+  args: LinesArgs,
+  emit: (bytes: Buffer) => Promise<void>,
+): Promise<void> {
+  const { path, requestedEnd } = checkRange(args);
+  await withOpenFile(volume, path, async (file) => {
+    if (file.size <= SMALL_FILE_BYTES) {
+      const { content } = await wholeWindow(file, path, args.start, requestedEnd);
+      if (content !== "") await emit(Buffer.from(content, "utf8"));
+      return;
+    }
+    const end = requestedEnd === -1 ? Number.POSITIVE_INFINITY : requestedEnd;
+    const w = await lineWindow(file, { start: args.start, end, toEnd: false, emit });
+    if (w.binary) throw binaryFile(path);
+  });
 }
 
 interface Found {

@@ -86,22 +86,50 @@ describe("reading files", () => {
     expect(json).toMatchObject({ start: 1, end: 3, total_lines: 3, content: "alpha\nbeta\ngamma\n" });
   });
 
-  it("refuses a window of lines larger than the read limit, naming cat and the variable", () => {
+  it("prints a window of any size as it reads it; --json, one object held whole, is capped at the read limit", () => {
     // 160 KiB: read in pieces (streamed), past the 128 KiB read whole.
-    afs.ok(["fs", "write", "/wide.txt"], { input: `${"x".repeat(99)}\n`.repeat(1640) });
+    const wide = `${"x".repeat(99)}\n`.repeat(1640);
+    afs.ok(["fs", "write", "/wide.txt"], { input: wide });
     const small = { env: { AFS_MAX_READ_BYTES: "1000" } };
-    const tooMany = afs.run(["fs", "lines", "/wide.txt", "1"], small);
+    expect(afs.run(["fs", "lines", "/wide.txt", "1"], small).stdout).toBe(wide);
+    expect(afs.run(["fs", "lines", "/wide.txt", "3", "12"], small).stdout).toBe(`${"x".repeat(99)}\n`.repeat(10));
+    const tooMany = afs.run(["fs", "lines", "/wide.txt", "1", "--json"], small);
     expect(tooMany.status).toBe(6);
     expect(tooMany.stdout).toBe("");
     expect(tooMany.stderr).toBe(
-      "afs: lines 1-1640 of /wide.txt come to 164000 bytes, more than the 1000 bytes one answer carries; ask for fewer lines (or print the whole file with afs fs cat; AFS_MAX_READ_BYTES raises the limit) [QUOTA_EXCEEDED]\n",
+      "afs: lines 1-1640 of /wide.txt come to 164000 bytes, more than the 1000 bytes one answer carries; ask for fewer lines (or print the lines without --json; AFS_MAX_READ_BYTES raises the limit) [QUOTA_EXCEEDED]\n",
     );
-    // Within the limit, and the default limit (1 MiB), it prints.
-    expect(afs.run(["fs", "lines", "/wide.txt", "3", "12"], small).stdout).toBe(`${"x".repeat(99)}\n`.repeat(10));
-    expect(afs.ok(["fs", "lines", "/wide.txt", "1"])).toHaveLength(164000);
-    // A small file (read whole) is held to the same limit.
-    expect(afs.run(["fs", "lines", "/notes/todo.txt", "1"], { env: { AFS_MAX_READ_BYTES: "8" } }).status).toBe(6);
+    // A small file (read whole) is held to the same limit with --json, and printed whole without.
+    expect(
+      afs.run(["fs", "lines", "/notes/todo.txt", "1", "--json"], { env: { AFS_MAX_READ_BYTES: "8" } }).status,
+    ).toBe(6);
+    expect(afs.run(["fs", "lines", "/notes/todo.txt", "1"], { env: { AFS_MAX_READ_BYTES: "8" } }).stdout).toBe(
+      "alpha\nbeta\ngamma\n",
+    );
     afs.ok(["fs", "rm", "/wide.txt"]);
+  });
+
+  it("prints a window's bytes as they are: CRLF kept, a last line without its newline given one, binary refused", () => {
+    // Large enough to be streamed, with CRLF endings and no final newline.
+    const body = Array.from({ length: 30_000 }, (_, i) => `row ${i} é`).join("\r\n");
+    afs.ok(["fs", "write", "/crlf.txt"], { input: body });
+    const rows = body.split("\r\n");
+    expect(afs.ok(["fs", "lines", "/crlf.txt", "29999"])).toBe(`${rows[29998]}\r\n${rows[29999]}\n`);
+    expect(afs.ok(["fs", "lines", "/crlf.txt", "2", "3"])).toBe(`${rows[1]}\r\n${rows[2]}\r\n`);
+    expect(afs.ok(["fs", "lines", "/crlf.txt", "1"])).toBe(`${body}\n`);
+    expect(afs.ok(["fs", "lines", "/crlf.txt", "40000"])).toBe("");
+    // A NUL up front: refused before anything is printed, streamed or not.
+    for (const size of [1000, 300_000]) {
+      const bin = Buffer.alloc(size, 0x61);
+      bin[10] = 0;
+      afs.ok(["fs", "write", "/bin.dat"], { input: bin });
+      const r = afs.run(["fs", "lines", "/bin.dat", "1"]);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("is a binary file");
+    }
+    afs.ok(["fs", "rm", "/crlf.txt"]);
+    afs.ok(["fs", "rm", "/bin.dat"]);
   });
 
   it("stops quietly when the reader goes away (| head)", () => {

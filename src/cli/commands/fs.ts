@@ -6,7 +6,7 @@ import type { EntryItem } from "../../ops/common.js";
 import type { GrepResult } from "../../ops/grep.js";
 import type { QueryResult } from "../../ops/query.js";
 import type { MutationResult } from "../../volume/volume.js";
-import { bytes, plural, shortTime, table, warn } from "../output.js";
+import { bytes, plural, shortTime, table, warn, writePiece } from "../output.js";
 
 /** Registers one subcommand on the `fs` group (its operation already imported). */
 type Leaf = (fs: Command) => void;
@@ -75,15 +75,24 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
       import("../../ops/lines.js"),
       import("../../access/limits.js"),
     ]);
-    // The window is held whole to print it, so it is capped like a read over any other face
-    // (AFS_MAX_READ_BYTES), with the way to the whole file named: cat.
-    const hint = `or print the whole file with afs fs cat; ${LIMIT_ENV.maxReadBytes} raises the limit`;
+    // Printed as it is read, a window of any size in bounded memory; with --json the answer is one
+    // object held whole, so it is capped like a read over any other face (AFS_MAX_READ_BYTES).
+    const hint = `or print the lines without --json; ${LIMIT_ENV.maxReadBytes} raises the limit`;
     return (fs) =>
       registerOp(fs, {
         name: "lines",
         summary: "print lines START to END of a text file (END default: the last line)",
         schema: op.linesArgs,
         run: (volume, args) => op.lines(volume, args, { maxContentBytes: resolveLimits().maxReadBytes, hint }),
+        stream: async (volume, args) => {
+          // The file's bytes as they are, line endings included; an unterminated last line gets one.
+          let last = 0x0a;
+          await op.streamLines(volume, args, (bytes) => {
+            last = bytes[bytes.length - 1] ?? last;
+            return writePiece(bytes);
+          });
+          if (last !== 0x0a) await writePiece("\n");
+        },
         positionals: { path: "path", start: "start", end: "end" },
         render: (r) => r.content.replace(/\r?\n$/, ""),
       });

@@ -100,9 +100,8 @@ async function prewarm(stores: Stores): Promise<void> {
 async function runCommand(conn: Socket, request: Extract<ResidentRequest, { kind: "run" }>): Promise<void> {
   // Its caller gave up (Ctrl-C) while it waited for its turn.
   if (conn.destroyed) return;
-  const send = (kind: number, data: string | Uint8Array): void => {
-    if (!conn.destroyed) conn.write(frame(kind, data));
-  };
+  // Always "written": a caller that went away must not stall the resident's queue.
+  const send = (kind: number, data: string | Uint8Array): boolean => conn.destroyed || conn.write(frame(kind, data));
   const savedEnv = { ...process.env };
   const savedCwd = process.cwd();
   let status: number;
@@ -111,8 +110,13 @@ async function runCommand(conn: Socket, request: Extract<ResidentRequest, { kind
     for (const k of Object.keys(process.env)) delete process.env[k];
     Object.assign(process.env, request.env);
     process.chdir(request.cwd);
-    status = await withSink({ out: (data) => send(FRAME.stdout, data), err: (text) => send(FRAME.stderr, text) }, () =>
-      main(request.argv),
+    status = await withSink(
+      {
+        out: (data) => send(FRAME.stdout, data),
+        drain: () => new Promise((resolve) => conn.once("drain", resolve).once("close", resolve)),
+        err: (text) => void send(FRAME.stderr, text),
+      },
+      () => main(request.argv),
     );
   } catch (e) {
     send(FRAME.stderr, `afs: the resident afs could not run the command: ${(e as Error).message} [IO_ERROR]\n`);
