@@ -9,6 +9,8 @@ import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { lines } from "../src/ops/lines.js";
+import { Afs } from "../src/workspace/afs.js";
 import { emitJson, isMain, makeTempDir, printTable, REPO_ROOT, removeDir } from "./lib.js";
 
 const MAIN = join(REPO_ROOT, "dist/cli/main.js");
@@ -54,7 +56,7 @@ async function main(mib: number): Promise<void> {
     const src = join(work, "src");
     await mkdir(src);
     const file = join(src, "big.txt");
-    const lines = await writeText(file, mib);
+    const lineCount = await writeText(file, mib);
     const env: NodeJS.ProcessEnv = { ...process.env, AFS_HOME: join(work, "home"), AFS_ACTOR: "bench" };
     for (const k of ["AFS_STORE", "AFS_WORKSPACE"]) delete env[k];
     const imported = run(process.execPath, ["--import", PROBE, MAIN, "ws", "import", "bench", src], env);
@@ -63,8 +65,8 @@ async function main(mib: number): Promise<void> {
     rows.push({ case: "count lines", tool: "wc -l", ...run("wc", ["-l", file], env) });
     for (const [name, start] of [
       ["start", 1],
-      ["middle", Math.floor(lines / 2)],
-      ["end", lines - 4],
+      ["middle", Math.floor(lineCount / 2)],
+      ["end", lineCount - 4],
     ] as const) {
       const end = start + 4;
       const args = ["fs", "lines", "/big.txt", String(start), String(end), "--workspace", "bench"];
@@ -75,7 +77,7 @@ async function main(mib: number): Promise<void> {
       rows.push({ case: `5 lines at the ${name}`, tool: "sed -n (stops after)", ...s });
     }
     // The whole second half: printed as it is read (the CLI streams a window; --json would hold it).
-    const half = Math.floor(lines / 2);
+    const half = Math.floor(lineCount / 2);
     const quote = (a: string): string => `'${a.replace(/'/g, "'\\''")}'`;
     const piped = (argv: string[]): Measured =>
       run("bash", ["-c", `set -o pipefail; ${argv.map(quote).join(" ")} | md5sum`], env);
@@ -94,11 +96,30 @@ async function main(mib: number): Promise<void> {
     ]);
     const s = piped(["sed", "-n", `${half},$p`, file]);
     if (a.out !== s.out) throw new Error("afs and sed differ on the second half");
-    const halfCase = `lines ${half}-${lines} (${Math.round(mib / 2)} MiB) | md5sum`;
+    const halfCase = `lines ${half}-${lineCount} (${Math.round(mib / 2)} MiB) | md5sum`;
     rows.push({ case: halfCase, tool: "afs fs lines", ...a });
     rows.push({ case: halfCase, tool: "sed -n", ...s });
+    // In a long-lived process (afs mcp/serve): file_lines answers total_lines, so its first window
+    // of a file reads to the end; later windows of the same content stop at their end.
+    const afs = await Afs.open({ home: join(work, "home"), actor: "bench" });
+    try {
+      const volume = await afs.volume("bench");
+      for (const [label, start] of [
+        ["first call", 1],
+        ["next call, later window", 1000],
+        ["next call, middle window", half],
+      ] as const) {
+        const t = process.hrtime.bigint();
+        const r = await lines(volume, { path: "/big.txt", start, end: start + 4 });
+        const ms = Number(process.hrtime.bigint() - t) / 1e6;
+        if (r.total_lines !== lineCount) throw new Error(`file_lines counted ${r.total_lines} lines, not ${lineCount}`);
+        rows.push({ case: `file_lines 5 lines, ${label}`, tool: "in process (afs mcp)", ms, rssKb: null, out: "" });
+      }
+    } finally {
+      await afs.close();
+    }
     printTable(
-      `Windows of a ${mib} MiB text file (${lines} lines) in a workspace: wall time and peak RSS per process`,
+      `Windows of a ${mib} MiB text file (${lineCount} lines) in a workspace: wall time and peak RSS per process`,
       ["case", "tool", "time", "peak RSS"],
       rows.map((r) => [
         r.case,
@@ -109,7 +130,7 @@ async function main(mib: number): Promise<void> {
     );
     emitJson("large-lines", {
       mib,
-      lines,
+      lines: lineCount,
       rows: rows.map(({ out: _, ...r }) => r),
     });
   } finally {
