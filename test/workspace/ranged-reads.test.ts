@@ -121,7 +121,8 @@ describe("ranged reads of a chunked file", () => {
       // A workspace names its files' content hashes, so their line counts are remembered; a file on
       // disk (a directory, attached or not) could have changed, and is read to the end again (for
       // total_lines and the hash).
-      if (name === "workspace") expect(streamed).toBeLessThanOrEqual(C); // the first chunk, of three
+      if (name === "workspace")
+        expect(streamed).toBeLessThanOrEqual(C); // the first chunk, of three
       else expect(streamed, name).toBe(DATA.length);
     }
   });
