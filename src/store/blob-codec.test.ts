@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decode, decodeSpans, encode } from "./blob-codec.js";
+import { decode, decodeSpans, encode, reencoded } from "./blob-codec.js";
 
 // Text that compresses unevenly: a repetitive start, then varied lines.
 const text = Buffer.from(
@@ -68,5 +68,43 @@ describe("blob codec", () => {
     expect(() => decodeSpans(old, text.byteLength, [{ from: 0, to: 10 }], "test")).toThrow(
       expect.objectContaining({ code: "IO_ERROR" }),
     );
+  });
+
+  it("re-encodes a one-stream or raw text value as encode stores it today, seekable", () => {
+    for (const old of [deflateRawSync(text, { level: 1 }), text]) {
+      const fresh = reencoded(old, text.byteLength, "test");
+      expect(fresh?.equals(encode(text))).toBe(true);
+      expect(fresh?.[0]).toBe(0xfe);
+      expect(decode(fresh as Buffer, text.byteLength, "test").equals(text)).toBe(true);
+    }
+  });
+
+  it("leaves alone values encode would store the same way: current, small, binary, incompressible", () => {
+    const small = Buffer.from("hello world, ".repeat(100));
+    const binary = Buffer.concat([Buffer.from([0]), text]);
+    const noise = randomBytes(200_000);
+    const unchanged: Array<[Buffer, number]> = [
+      [encode(text), text.byteLength],
+      [deflateRawSync(small, { level: 1 }), small.byteLength],
+      [small, small.byteLength],
+      [deflateRawSync(binary, { level: 1 }), binary.byteLength],
+      [binary, binary.byteLength],
+      [noise, noise.byteLength],
+    ];
+    for (const [stored, size] of unchanged) expect(reencoded(stored, size, "test")).toBeNull();
+  });
+
+  it("does not inflate a binary one-stream value whole to see it cannot change", () => {
+    const binary = Buffer.concat([Buffer.from([0]), text]);
+    const old = deflateRawSync(binary, { level: 1 });
+    // Only the start is intact: a whole inflate would fail as IO_ERROR.
+    const torn = Buffer.concat([old.subarray(0, old.byteLength / 2), Buffer.alloc(old.byteLength / 2, 0xff)]);
+    expect(reencoded(torn, binary.byteLength, "test")).toBeNull();
+  });
+
+  it("reports a corrupt old value as IO_ERROR instead of re-encoding it", () => {
+    const old = Buffer.from(deflateRawSync(text, { level: 1 }));
+    old.fill(0xff, old.byteLength - 200);
+    expect(() => reencoded(old, text.byteLength, "test")).toThrow(expect.objectContaining({ code: "IO_ERROR" }));
   });
 });

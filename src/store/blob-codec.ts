@@ -24,7 +24,7 @@ const KEEP_RATIO = 0.9;
 /** Bytes tried first on large values: incompressible data (media, archives) is not deflated whole. */
 const PROBE_BYTES = 64 * 1024;
 /** Values this large or larger are stored seekable: smaller ones are read whole by every reader. */
-const SEEKABLE_MIN = 64 * 1024;
+export const SEEKABLE_MIN = 64 * 1024;
 const SEGMENT_SHIFT = 14;
 const BINARY_SNIFF_BYTES = 8192;
 const SEEKABLE = 0xfe;
@@ -68,6 +68,27 @@ function seekable(data: Buffer): Buffer {
     parts.push(part);
   }
   return Buffer.concat(parts);
+}
+
+/** How a stored value is laid out: its content as is, one deflate stream, or seekable segments. */
+type Format = "raw" | "stream" | "seekable";
+
+const formatOf = (stored: Buffer, size: number): Format =>
+  stored.byteLength === size ? "raw" : stored[0] === SEEKABLE ? "seekable" : "stream";
+
+/**
+ * The value `encode` would store today for the content of `stored`, when its format differs
+ * (a one-stream or raw text value written before seekable values existed); null when the value is
+ * already as encode writes it. Only a text value of SEEKABLE_MIN or more can change, so the
+ * others are told apart by their header and first bytes, without inflating them whole.
+ */
+export function reencoded(stored: Buffer, size: number, what: string): Buffer | null {
+  const format = formatOf(stored, size);
+  if (size < SEEKABLE_MIN || format === "seekable") return null;
+  const head = format === "raw" ? stored : decodePrefix(stored, size, BINARY_SNIFF_BYTES, what);
+  if (head.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return null;
+  const fresh = encode(decode(stored, size, what));
+  return formatOf(fresh, size) === format ? null : fresh;
 }
 
 /** Where a seekable value's segments start in it, and their size; null for any other value. */

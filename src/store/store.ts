@@ -6,6 +6,7 @@
 import type { Entry } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
 import type { ByteRange } from "./chunking.js";
+import type { OnRepackProgress, RepackResult } from "./repack.js";
 import type { TokenStore } from "./tokens.js";
 
 export const CHECKPOINT_KINDS = ["manual", "auto", "safety", "fork", "import", "initial"] as const;
@@ -191,6 +192,13 @@ export interface Store extends TokenStore {
    * to a putBlobStream still running). Returns how many chunks and bytes went.
    */
   sweepChunks(createdBefore: number): Promise<{ deleted: number; bytes: number }>;
+  /**
+   * Re-encodes every stored value of blob content (inline blobs and chunks) that blob-codec would
+   * now store in another format, one value at a time, each rewritten only if it still exists, so
+   * other processes keep reading and writing and nothing gc deleted comes back. A second run
+   * repacks nothing.
+   */
+  repack(onProgress?: OnRepackProgress): Promise<RepackResult>;
   /**
    * Store-level consistency check (e.g. SQLite integrity_check), including every chunk's hash and
    * every chunked blob's chunks being present; returns problems found, naming the blob concerned.

@@ -437,12 +437,18 @@ export class Afs {
 
   // --- maintenance -------------------------------------------------------------------------
 
-  /** Deletes what nothing uses, and the search index rows of blobs gone from the store. */
-  async gc(options: { graceMs?: number } = {}) {
+  /**
+   * Deletes what nothing uses, and the search index rows of blobs gone from the store; with
+   * `repack`, then re-encodes what is left that was stored in an older format (Store.repack),
+   * after the sweep so no time goes on values about to be deleted.
+   */
+  async gc(options: { graceMs?: number; repack?: boolean } = {}) {
     const { collectGarbage, DEFAULT_GC_GRACE_MS } = await import("./gc.js");
-    return collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS, (deleted) =>
+    const result = await collectGarbage(this.store, this.ctx.trees, options.graceMs ?? DEFAULT_GC_GRACE_MS, (deleted) =>
       this.pruneIndexes(deleted),
     );
+    if (options.repack) result.repacked = await this.store.repack();
+    return result;
   }
 
   /** Drops the index rows of blobs gc deleted; no index file, no work. */

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { sha256 } from "../core/hash.js";
+import type { RepackResult } from "../store/repack.js";
 import type { Store } from "../store/store.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
@@ -59,6 +60,8 @@ export interface GcResult {
   chunk_bytes_freed: number;
   /** Absent when there is no index file (gc does not create one). */
   index_pruned?: IndexPruned;
+  /** Values re-encoded in today's format; present only when gc was asked to repack. */
+  repacked?: RepackResult;
 }
 
 /**

@@ -1,10 +1,11 @@
 // What only the SQLite store promises about large contents: a store written by the previous
-// layout (schema 2, every blob inline) opens and keeps working, and integrity checks name the
-// blob of a missing or corrupt chunk.
+// layout (schema 2, every blob inline) opens and keeps working, integrity checks name the
+// blob of a missing or corrupt chunk, and repack pages through more rows than one query reads.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
@@ -124,6 +125,39 @@ describe("SqliteStore chunk storage", () => {
       expect(chunkBytes).toBeLessThan(text.byteLength / 10);
     } finally {
       raw.close();
+    }
+  });
+
+  it("repacks old values past the first page of blob keys and on into the chunk table", async () => {
+    const path = join(dir, "afs.db");
+    const store = SqliteStore.open(path);
+    // More blobs than one page of keys (256), each just large enough to be stored seekable.
+    const blobs = Array.from({ length: 300 }, (_, i) => Buffer.from(`${i}: export const x = 1;\n`.repeat(3000)));
+    const chunked = Buffer.from("const chunked = true;\n".repeat(250_000));
+    const legacy = Buffer.from("const legacy = true;\n".repeat(250_000));
+    try {
+      await store.putBlobs(blobs.map((data) => ({ hash: sha256(data), data })));
+      await store.putBlobStream([chunked]);
+      const raw = new Database(path);
+      try {
+        const old = (table: string, content: Buffer) =>
+          raw.prepare(`UPDATE ${table} SET data = ? WHERE hash = ?`).run(deflateRawSync(content), sha256(content));
+        for (const b of blobs) old("blobs", b);
+        old("chunks", chunked.subarray(0, store.chunkBytes));
+        // A blob stored whole before chunking existed: left for afs migrate, memory stays at a chunk.
+        raw
+          .prepare("INSERT INTO blobs (hash, size, created_at, data) VALUES (?, ?, 1, ?)")
+          .run(sha256(legacy), legacy.byteLength, deflateRawSync(legacy));
+      } finally {
+        raw.close();
+      }
+      expect((await store.repack()).values).toBe(blobs.length + 1);
+      expect((await store.getBlob(sha256(blobs[299] as Buffer)))?.equals(blobs[299] as Buffer)).toBe(true);
+      expect((await store.getBlob(sha256(chunked)))?.equals(chunked)).toBe(true);
+      expect((await store.getBlob(sha256(legacy)))?.equals(legacy)).toBe(true);
+      expect((await store.repack()).values).toBe(0);
+    } finally {
+      await store.close();
     }
   });
 });

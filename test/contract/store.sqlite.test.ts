@@ -15,11 +15,13 @@ import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/store.js";
 import { storeChunksContract } from "./store-chunks-contract.js";
 import { storeContract } from "./store-contract.js";
-import { sqliteFactory, storeEnabled } from "./stores.js";
+import { storeRepackContract } from "./store-repack-contract.js";
+import { sqliteFactory, sqliteRaw, storeEnabled } from "./stores.js";
 
 describe.runIf(storeEnabled("sqlite"))("sqlite", () => {
   storeContract("sqlite", sqliteFactory);
   storeChunksContract("sqlite", sqliteFactory);
+  storeRepackContract("sqlite", sqliteFactory, sqliteRaw);
 });
 
 const EMPTY_ROOT = sha256("[]");

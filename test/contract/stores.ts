@@ -3,11 +3,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
+import { createClient } from "redis";
 import { afterAll, beforeAll } from "vitest";
+import type { Hash } from "../../src/core/hash.js";
+import { Keys } from "../../src/store/redis/keys.js";
 import { RedisStore } from "../../src/store/redis/store.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import type { Store } from "../../src/store/store.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 import type { StoreFactory } from "./store-contract.js";
+import type { RawAccess, RawValues, ValueKind } from "./store-repack-contract.js";
 
 export const STORE_NAMES = ["sqlite", "redis"] as const;
 export type StoreName = (typeof STORE_NAMES)[number];
@@ -41,13 +47,36 @@ export const sqliteFactory: StoreFactory = async () => {
   };
 };
 
+/** A SQLite store's values through a second connection to its file. */
+export const sqliteRaw: RawAccess = async (store: Store): Promise<RawValues> => {
+  const db = new Database(store.url.slice("sqlite:".length));
+  const table = (kind: ValueKind) => (kind === "blob" ? "blobs" : "chunks");
+  return {
+    set: async (kind, hash, stored) => {
+      const { changes } = db.prepare(`UPDATE ${table(kind)} SET data = ? WHERE hash = ?`).run(stored, hash);
+      if (changes !== 1) throw new Error(`no ${kind} ${hash} to overwrite`);
+    },
+    get: async (kind, hash) =>
+      (db
+        .prepare(`SELECT data FROM ${table(kind)} WHERE hash = ?`)
+        .pluck()
+        .get(hash) as Buffer | undefined) ?? null,
+    close: async () => {
+      db.close();
+    },
+  };
+};
+
+/** The key prefix of each Redis store a factory opened, so raw access finds its keys. */
+const prefixes = new WeakMap<Store, string>();
+
 let keyspace = 0;
 
 /**
  * Starts one redis-server for the calling test file (beforeAll/afterAll) and returns a factory
  * giving each test a store under a fresh key prefix, so tests never see each other's keys.
  */
-export function redisFactory(): { factory: StoreFactory; server: () => RedisServer } {
+export function redisFactory(): { factory: StoreFactory; server: () => RedisServer; raw: RawAccess } {
   let server: RedisServer | undefined;
   beforeAll(async () => {
     server = await startRedis();
@@ -60,8 +89,35 @@ export function redisFactory(): { factory: StoreFactory; server: () => RedisServ
     return server;
   };
   const factory: StoreFactory = async () => {
-    const store = await RedisStore.open(current().url, { prefix: `t${process.pid}x${++keyspace}` });
+    const prefix = `t${process.pid}x${++keyspace}`;
+    const store = await RedisStore.open(current().url, { prefix });
+    prefixes.set(store, prefix);
     return { store, cleanup: () => store.close() };
   };
-  return { factory, server: current };
+  const raw: RawAccess = async (store) => {
+    const prefix = prefixes.get(store);
+    if (prefix === undefined) throw new Error("raw access needs a store made by this factory");
+    return redisRaw(current().url, new Keys(prefix));
+  };
+  return { factory, server: current, raw };
+}
+
+/** A Redis store's values through a client of its own. */
+async function redisRaw(url: string, keys: Keys): Promise<RawValues> {
+  const client = createClient({ url, RESP: 2 });
+  await client.connect();
+  const key = (kind: ValueKind, hash: Hash) => (kind === "blob" ? keys.object("blob", hash) : keys.chunk(hash));
+  return {
+    set: async (kind, hash, stored) => {
+      if ((await client.exists(key(kind, hash))) !== 1) throw new Error(`no ${kind} ${hash} to overwrite`);
+      await client.hSet(key(kind, hash), "d", stored);
+    },
+    get: async (kind, hash) => {
+      const d = await client.withTypeMapping({ 36: Buffer }).sendCommand(["HGET", key(kind, hash), "d"]);
+      return (d as unknown as Buffer | null) ?? null;
+    },
+    close: async () => {
+      await client.close();
+    },
+  };
 }

@@ -8,9 +8,11 @@ import { leaf } from "./leaf.js";
 export function registerMaintenanceCommands(program: Command): void {
   leaf(program, "gc", "delete stored content no checkpoint or live state uses")
     .option("--grace <seconds>", "keep objects younger than this (default: one hour)", parseSeconds)
-    .action((flags: JsonFlag & { grace?: number }, cmd: Command) =>
+    .option("--repack", "then re-encode content stored in an older format, so range reads inflate less")
+    .action((flags: JsonFlag & { grace?: number; repack?: boolean }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        const result = await afs.gc({ graceMs: flags.grace === undefined ? undefined : flags.grace * 1000 });
+        const graceMs = flags.grace === undefined ? undefined : flags.grace * 1000;
+        const result = await afs.gc({ graceMs, repack: flags.repack === true });
         emit(flags, result, (r) => {
           const lines = [
             `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees; swept ${plural(r.chunks_deleted, "unused chunk")} (${bytes(r.chunk_bytes_freed)})`,
@@ -21,6 +23,9 @@ export function registerMaintenanceCommands(program: Command): void {
               `index: pruned ${plural(p.text_blobs, "content")} from grep's index, ${plural(p.query_blobs, "content")} (${plural(p.chunks, "chunk")}) and ${plural(p.vectors, "vector")} from the query index`,
             );
           }
+          const q = r.repacked;
+          if (q)
+            lines.push(`repacked ${plural(q.values, "value")} (${bytes(q.bytes_before)} → ${bytes(q.bytes_after)})`);
           return lines;
         });
       }),

@@ -238,6 +238,13 @@ redis.call("HSET", KEYS[1], "t", ARGV[1])
 return 1
 `);
 
+/** KEYS[1] a blob or chunk. ARGV its re-encoded bytes. Replaces them only while it holds bytes (never recreates one gc deleted). */
+export const REWRITE_VALUE = new Script(`
+if redis.call("HEXISTS", KEYS[1], "d") == 0 then return 0 end
+redis.call("HSET", KEYS[1], "d", ARGV[1])
+return 1
+`);
+
 /** KEYS blob, layout, draft layout. ARGV size, time, chunk size, chunk count. Moves the draft into place. */
 export const LINK_BLOB = new Script(`
 if redis.call("EXISTS", KEYS[1]) == 1 then redis.call("DEL", KEYS[3]); return 0 end

@@ -6,6 +6,7 @@ import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import type { ByteRange } from "../chunking.js";
 import { checkDump } from "../dump.js";
+import { type OnRepackProgress, type RepackResult, repackValues } from "../repack.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -37,6 +38,7 @@ import {
   toEvent,
   toWorkspace,
 } from "./records.js";
+import { redisRepackTargets } from "./repack.js";
 import * as scripts from "./scripts.js";
 import { RedisTemplates } from "./templates.js";
 import { RedisTokens } from "./tokens.js";
@@ -413,6 +415,10 @@ export class RedisStore implements Store {
   async deleteObjects(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
     if (hashes.length === 0) return 0;
     return this.blobs.delete(kind, hashes);
+  }
+
+  repack(onProgress?: OnRepackProgress): Promise<RepackResult> {
+    return repackValues(redisRepackTargets(this.link, this.keys), onProgress);
   }
 
   sweepChunks(createdBefore: number): Promise<{ deleted: number; bytes: number }> {

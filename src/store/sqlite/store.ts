@@ -11,6 +11,7 @@ import { type ByteRange, toBuffer } from "../chunking.js";
 import { checkDump } from "../dump.js";
 import { pollEvents } from "../follow.js";
 import { makeDirectory } from "../make-dir.js";
+import { type OnRepackProgress, type RepackResult, repackValues } from "../repack.js";
 import type {
   CheckpointRecord,
   Commit,
@@ -27,6 +28,7 @@ import type {
 import type { TokenRecord } from "../tokens.js";
 import { SqliteBlobs } from "./blobs.js";
 import { openDatabase, Sqlite } from "./driver.js";
+import { sqliteRepackTargets } from "./repack.js";
 import { migrate } from "./schema.js";
 import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Statements } from "./statements.js";
 import { templateStatements } from "./templates.js";
@@ -355,6 +357,13 @@ export class SqliteStore implements Store {
   async deleteObjects(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
     if (hashes.length === 0) return 0;
     return this.guard(() => this.deleteObjectsTx(kind, hashes));
+  }
+
+  repack(onProgress?: OnRepackProgress): Promise<RepackResult> {
+    return repackValues(
+      sqliteRepackTargets(this.db, (fn) => this.guard(fn)),
+      onProgress,
+    );
   }
 
   async sweepChunks(createdBefore: number): Promise<{ deleted: number; bytes: number }> {
