@@ -192,6 +192,30 @@ const args: fc.Arbitrary<GrepArgs> = fc
     return a;
   });
 
+/**
+ * Writes `files` in one process (an Afs), searches once there so they are indexed, then runs `fn`
+ * in a new one on the same home: what a user's next `afs` command meets.
+ */
+async function inANewProcess(files: Record<string, Buffer>, fn: (afs: Afs, volume: Volume) => Promise<void>) {
+  const { dir, cleanup } = await tempDir("afs-home-");
+  try {
+    const first = await Afs.open({ home: dir, actor: "test" });
+    await first.createWorkspace("w");
+    const v = await first.volume("w");
+    for (const [path, data] of Object.entries(files)) await v.writeFile(path, data, { op: "write" });
+    await grep(v, { pattern: "createHash" });
+    await first.close();
+    const again = await Afs.open({ home: dir, actor: "test" });
+    try {
+      await fn(again, await again.volume("w"));
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await cleanup();
+  }
+}
+
 describe("grep through the content index", () => {
   let afs: Afs;
   let cleanup: () => Promise<void>;
@@ -373,30 +397,22 @@ describe("grep through the content index", () => {
   });
 
   it("a new process reads only the candidate blocks of large texts, and answers as a full scan", async () => {
-    const { dir, cleanup: done } = await tempDir("afs-home-");
-    try {
-      const first = await Afs.open({ home: dir, actor: "test" });
-      await first.createWorkspace("w");
-      const v = await first.volume("w");
-      const line = (i: number) => `line ${i} of filler text, function f${i}() { return ${i % 97}; }`;
-      const texts: [string, string, number][] = [
-        // Several store chunks (4 MiB), hits in a few of them and one on the last line without a final LF.
-        ["/big.js", "\n", 160_000],
-        // One chunk, read whole; a BOM before the first hit.
-        ["/bom.js", "\r\n", 4_000],
-      ];
-      for (const [path, eol, n] of texts) {
-        const lines = Array.from({ length: n }, (_, i) =>
-          i % 37_813 === 0 || i === n - 1 ? `${line(i)} createHash("sha256") é` : line(i),
-        );
-        const body = lines.join(eol);
-        await v.writeFile(path, Buffer.from(path === "/bom.js" ? `\uFEFF${body}${eol}` : body), { op: "write" });
-      }
-      await grep(v, { pattern: "createHash" });
-      await first.close();
-
-      const again = await Afs.open({ home: dir, actor: "test" });
-      const w = await again.volume("w");
+    const line = (i: number) => `line ${i} of filler text, function f${i}() { return ${i % 97}; }`;
+    const texts: [string, string, number][] = [
+      // Several store chunks (4 MiB), hits in a few of them and one on the last line without a final LF.
+      ["/big.js", "\n", 160_000],
+      // One chunk, read whole; a BOM before the first hit.
+      ["/bom.js", "\r\n", 4_000],
+    ];
+    const files: Record<string, Buffer> = {};
+    for (const [path, eol, n] of texts) {
+      const lines = Array.from({ length: n }, (_, i) =>
+        i % 37_813 === 0 || i === n - 1 ? `${line(i)} createHash("sha256") é` : line(i),
+      );
+      const body = lines.join(eol);
+      files[path] = Buffer.from(path === "/bom.js" ? `\uFEFF${body}${eol}` : body);
+    }
+    await inANewProcess(files, async (again, w) => {
       const runs = vi.spyOn(again.textIndex, "runs");
       const searches: GrepArgs[] = [
         { pattern: "createHash" },
@@ -415,27 +431,14 @@ describe("grep through the content index", () => {
           expect(got[i]).toMatchObject({ matches: (expected as { matches: unknown[] }).matches.slice(0, 2) });
         else expect(got[i]).toEqual(expected);
       }
-      await again.close();
-    } finally {
-      await done();
-    }
+    });
   });
 
   it("a process that searches again reads blocks again, and keeps the whole text for later, read in the background", async () => {
-    const { dir, cleanup: done } = await tempDir("afs-home-");
-    try {
-      const first = await Afs.open({ home: dir, actor: "test" });
-      await first.createWorkspace("w");
-      const v = await first.volume("w");
-      const lines = Array.from({ length: 160_000 }, (_, i) =>
-        i % 40_000 === 7 ? `line ${i} createHash("sha1") here` : `line ${i} of filler text, function f${i}() {}`,
-      );
-      await v.writeFile("/big.js", Buffer.from(`${lines.join("\n")}\n`), { op: "write" });
-      await grep(v, { pattern: "createHash" });
-      await first.close();
-
-      const again = await Afs.open({ home: dir, actor: "test" });
-      const w = await again.volume("w");
+    const lines = Array.from({ length: 160_000 }, (_, i) =>
+      i % 40_000 === 7 ? `line ${i} createHash("sha1") here` : `line ${i} of filler text, function f${i}() {}`,
+    );
+    await inANewProcess({ "/big.js": Buffer.from(`${lines.join("\n")}\n`) }, async (again, w) => {
       const big = (await w.stat("/big.js"))?.sha256 as string;
       const runs = vi.spyOn(again.textIndex, "runs");
       const answers: [GrepArgs, GrepResult][] = [];
@@ -455,10 +458,7 @@ describe("grep through the content index", () => {
       answers.push([count, await grep(w, count)]);
       expect(await Promise.all(runs.mock.results.map((r) => r.value))).toEqual([null]);
       for (const [a, got] of answers) expect(got).toEqual(await scan(w, a));
-      await again.close();
-    } finally {
-      await done();
-    }
+    });
   });
 
   it("keeps the index on disk: a new process indexes nothing again", async () => {
