@@ -53,6 +53,8 @@ export interface OpenFile {
   readonly size: number;
   /** The content hash when the volume knows it without reading the file (a workspace). */
   readonly sha256?: Hash;
+  /** A file on disk: its modification time when opened (ms since the epoch). */
+  readonly mtime?: number;
   /** Up to `length` bytes from `offset` (fewer at the end, none past it). */
   read(offset: number, length: number): Promise<Buffer>;
   /** The bytes in order, a few MiB at a time; each piece is the caller's to keep. */

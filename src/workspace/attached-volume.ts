@@ -3,6 +3,7 @@
 // content hash of every file whose size and mtime still match its recorded entry, so grep and
 // query reuse the home's indexes for those files and read only the others.
 import type { Hash } from "../core/hash.js";
+import { normalizePath } from "../core/paths.js";
 import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
 import type { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
@@ -49,8 +50,25 @@ export class AttachedVolume implements Volume {
     return this.local.readFile(path);
   }
 
-  openFile(path: string): Promise<OpenFile> {
-    return this.local.openFile(path);
+  /**
+   * The file on disk, with its recorded hash when its size and mtime (as opened) still match, as
+   * list and walk give it: file_lines then neither hashes nor counts the whole file on every call.
+   */
+  async openFile(path: string): Promise<OpenFile> {
+    const file = await this.local.openFile(path);
+    if (file.mtime === undefined) return file;
+    const p = normalizePath(path);
+    const known = await this.knownHashes(this.link.live.stat(p).then((s) => (s ? [s] : [])));
+    const { sha256 } = known({ path: p, name: "", kind: "file", size: file.size, mode: 0, mtime: file.mtime });
+    if (sha256 === undefined) return file;
+    return {
+      size: file.size,
+      sha256,
+      mtime: file.mtime,
+      read: (offset, length) => file.read(offset, length),
+      stream: () => file.stream(),
+      close: () => file.close(),
+    };
   }
 
   async list(path: string): Promise<Stat[]> {

@@ -5,8 +5,9 @@ import { mkdir, readdir, readFile, rename, rm, utimes, writeFile } from "node:fs
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Hash } from "../../src/core/hash.js";
+import { type Hash, sha256 } from "../../src/core/hash.js";
 import { grep } from "../../src/ops/grep.js";
+import { lines } from "../../src/ops/lines.js";
 import type { LiteralQuery } from "../../src/search/text-index.js";
 import type { Afs } from "../../src/workspace/afs.js";
 import { AttachedSession } from "../../src/workspace/attached-session.js";
@@ -184,6 +185,33 @@ describe("exportWorkspace with force", () => {
 });
 
 describe("the attached volume", () => {
+  it("opens a recorded file with its recorded hash, and a file changed since without one", async () => {
+    const old = new Date("2020-01-01T00:00:00Z");
+    for (const [name, text] of [
+      ["a.txt", "one\n"],
+      ["b.txt", "two\n"],
+    ] as const) {
+      await put(name, text);
+      await utimes(join(dir, name), old, old);
+    }
+    await afs.attachDirectory(dir);
+    const v = await afs.volume("proj");
+    const hashOf = async (path: string): Promise<Hash | undefined> => {
+      const file = await v.openFile(path);
+      try {
+        return file.sha256;
+      } finally {
+        await file.close();
+      }
+    };
+    expect(await hashOf("/a.txt")).toBe(sha256(Buffer.from("one\n")));
+    // Same size, other bytes, behind the workspace's back: a new mtime, so no recorded hash is trusted,
+    // and file_lines hashes what is there.
+    await put("b.txt", "TWO\n");
+    expect(await hashOf("/b.txt")).toBeUndefined();
+    expect((await lines(v, { path: "/b.txt", start: 1 })).sha256).toBe(sha256(Buffer.from("TWO\n")));
+  });
+
   it("reads and writes the directory, records each write, and lets grep use the index for recorded files", async () => {
     const old = new Date("2020-01-01T00:00:00Z");
     for (let i = 0; i < 10; i++) {

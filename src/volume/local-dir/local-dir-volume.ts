@@ -81,12 +81,12 @@ export class LocalDirVolume implements Volume {
   }
 
   async openFile(path: string): Promise<OpenFile> {
-    const { fh, size } = await this.openRegular(path);
-    return handleFile(fh, size);
+    const { fh, size, mtime } = await this.openRegular(path);
+    return handleFile(fh, size, mtime);
   }
 
   /** Opens a regular file inside the volume for reading; the caller closes it. */
-  private async openRegular(path: string): Promise<{ fh: fsp.FileHandle; size: number }> {
+  private async openRegular(path: string): Promise<{ fh: fsp.FileHandle; size: number; mtime: number }> {
     const p = normalizePath(path);
     const real = await this.confined.locate(p);
     // O_NOFOLLOW: if the checked location was swapped for a symlink since, refuse rather than follow
@@ -98,7 +98,7 @@ export class LocalDirVolume implements Volume {
       const st = await fh.stat();
       if (st.isDirectory()) throw isDirectory(p);
       if (!st.isFile()) throw new AfsError("INVALID_ARGUMENT", `${p} is not a regular file`, { path: p });
-      return { fh, size: st.size };
+      return { fh, size: st.size, mtime: st.mtimeMs };
     } catch (e) {
       await fh.close();
       throw e;

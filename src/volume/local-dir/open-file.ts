@@ -19,9 +19,10 @@ export async function readAt(fh: FileHandle, offset: number, length: number): Pr
 }
 
 /** `fh` (already checked to be a regular file of `size` bytes) as an OpenFile that closes it. */
-export function handleFile(fh: FileHandle, size: number): OpenFile {
+export function handleFile(fh: FileHandle, size: number, mtime?: number): OpenFile {
   return {
     size,
+    mtime,
     read: (offset, length) => readAt(fh, offset, Math.min(length, Math.max(0, size - offset))),
     async *stream() {
       for (let at = 0; at < size; ) {
