@@ -13,10 +13,20 @@ export interface Sink {
   err(text: string): void;
 }
 
+/** Resolves when `stream` drains, or closes (a reader that stopped early: nothing more will be read). */
+export function drained(stream: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off("drain", done).off("close", done);
+      resolve();
+    };
+    stream.on("drain", done).on("close", done);
+  });
+}
+
 const processSink: Sink = {
   out: (data) => process.stdout.write(data),
-  // Or closed (a reader that stopped early): nothing more will be read.
-  drain: () => new Promise((resolve) => process.stdout.once("drain", resolve).once("close", resolve)),
+  drain: () => drained(process.stdout),
   err: (text) => void process.stderr.write(text),
 };
 

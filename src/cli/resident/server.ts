@@ -10,7 +10,7 @@ import { isAbsolute } from "node:path";
 import { AfsError } from "../../core/errors.js";
 import type { Afs } from "../../workspace/afs.js";
 import { lendAfs } from "../context.js";
-import { withSink } from "../output.js";
+import { drained, withSink } from "../output.js";
 import { buildProgram, main } from "../program.js";
 import { FRAME, frame, type ResidentRequest } from "./socket.js";
 
@@ -113,7 +113,7 @@ async function runCommand(conn: Socket, request: Extract<ResidentRequest, { kind
     status = await withSink(
       {
         out: (data) => send(FRAME.stdout, data),
-        drain: () => new Promise((resolve) => conn.once("drain", resolve).once("close", resolve)),
+        drain: () => drained(conn),
         err: (text) => void send(FRAME.stderr, text),
       },
       () => main(request.argv),
