@@ -2,7 +2,7 @@
 // over a Unix socket and prints its answer. Everything here runs the built executable as a user
 // would, with a socket directory of this file's own; answers are compared with the same command
 // run by the process itself (AFS_DAEMON=off).
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -113,24 +113,14 @@ describe("the resident afs", () => {
       ["fs", "grep", "-i", "TODO", "/src"],
       ["fs", "ls", "/", "--depth", "3", "--json"],
     ];
-    const once = (args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [MAIN, ...args], { env: { ...afs.env, ...on }, cwd: afs.tmp("") });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => {
-          stdout += d.toString();
-        });
-        child.stderr.on("data", (d: Buffer) => {
-          stderr += d.toString();
-        });
-        child.on("error", reject);
-        child.on("close", (status) => resolve({ status, stdout, stderr }));
-      });
-    const together = await Promise.all(asks.map(once));
+    const together = await Promise.all(asks.map((args) => afs.start(args, { env: on })));
     for (const [i, args] of asks.entries()) {
-      const a = alone(args);
-      expect(together[i], args.join(" ")).toEqual({ status: a.status, stdout: a.stdout, stderr: a.stderr });
+      const [a, t] = [alone(args), together[i]];
+      expect({ status: t?.status, stdout: t?.stdout, stderr: t?.stderr }, args.join(" ")).toEqual({
+        status: a.status,
+        stdout: a.stdout,
+        stderr: a.stderr,
+      });
     }
     expect(status().served).toBe(served + asks.length);
   });

@@ -1,6 +1,6 @@
 // Runs the built CLI the way a user types it: `node dist/cli/main.js …` in a temporary AFS_HOME.
 // The build happens once (and only when src/ is newer than dist/), serialized across test files.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -77,6 +77,8 @@ export interface Cli {
   env: NodeJS.ProcessEnv;
   /** Runs `afs …args`; `input` is piped to stdin. */
   run(args: readonly string[], options?: { input?: string | Buffer; env?: Record<string, string> }): Run;
+  /** Starts `afs …args` without waiting for it; resolves when it exits. */
+  start(args: readonly string[], options?: { env?: Record<string, string> }): Promise<Run>;
   /** Runs and expects exit status 0, returning stdout. */
   ok(args: readonly string[], options?: { input?: string | Buffer }): string;
   /** Runs with --json appended, expects success, parses stdout. */
@@ -100,6 +102,23 @@ export async function cli(): Promise<Cli> {
     if (r.error) throw r.error;
     return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString(), raw: r.stdout };
   };
+  const start: Cli["start"] = (args, options = {}) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [MAIN, ...args], {
+        env: { ...env, ...options.env },
+        cwd: base,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.stderr.on("data", (c: Buffer) => err.push(c));
+      child.on("error", reject);
+      child.on("close", (status) => {
+        const raw = Buffer.concat(out);
+        resolve({ status: status ?? -1, stdout: raw.toString(), stderr: Buffer.concat(err).toString(), raw });
+      });
+    });
   const ok: Cli["ok"] = (args, options) => {
     const r = run(args, options);
     if (r.status !== 0) throw new Error(`afs ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
@@ -109,6 +128,7 @@ export async function cli(): Promise<Cli> {
     home,
     env,
     run,
+    start,
     ok,
     json: <T>(args: readonly string[], options?: { input?: string | Buffer }) =>
       JSON.parse(ok([...args, "--json"], options)) as T,

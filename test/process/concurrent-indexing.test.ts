@@ -1,11 +1,10 @@
 // Several afs processes search a workspace nobody has indexed yet, at the same moment: each builds
 // the missing parts of the shared index file lazily. All must succeed with the same answers as a
 // search after the index is complete, and every content must end up indexed exactly once.
-import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cli, cli, ensureBuilt, MAIN } from "../cli/run.js";
+import { type Cli, cli, ensureBuilt } from "../cli/run.js";
 
 const PROCESSES = 4;
 const FILES = 2000;
@@ -26,28 +25,11 @@ beforeAll(async () => {
 });
 afterAll(() => afs.cleanup());
 
-/** Starts one `afs …` process without waiting for it. */
-function start(args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: afs.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("error", fail);
-    child.on("close", (status) => done({ status, stdout, stderr }));
-  });
-}
-
 describe("processes indexing one index file at once", () => {
   it("all answer correctly and each content is indexed once", async () => {
     const grep = ["fs", "grep", "needle_in_the_haystack", "-l", "--workspace", "shared", "--json"];
     const query = ["fs", "query", "retry backoff", "-w", "shared", "--json", "-m", "keyword"];
-    const runs = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => start(i % 2 === 0 ? grep : query)));
+    const runs = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => afs.start(i % 2 === 0 ? grep : query)));
     for (const r of runs) expect(r.status, r.stderr).toBe(0);
 
     const expectedFiles = Array.from({ length: FILES }, (_, i) => i)
