@@ -58,8 +58,8 @@ export class AttachedVolume implements Volume {
     const file = await this.local.openFile(path);
     if (file.mtime === undefined) return file;
     const p = normalizePath(path);
-    const known = await this.knownHashes(this.link.live.stat(p).then((s) => (s ? [s] : [])));
-    const { sha256 } = known({ path: p, name: "", kind: "file", size: file.size, mode: 0, mtime: file.mtime });
+    const recorded = await this.recordedHashes(this.link.live.stat(p).then((s) => (s ? [s] : [])));
+    const sha256 = recorded(p, file.size, file.mtime);
     if (sha256 === undefined) return file;
     return {
       size: file.size,
@@ -72,12 +72,12 @@ export class AttachedVolume implements Volume {
   }
 
   async list(path: string): Promise<Stat[]> {
-    const known = await this.knownHashes(this.link.live.list(path));
+    const known = withHashes(await this.recordedHashes(this.link.live.list(path)));
     return (await this.local.list(path)).map(known);
   }
 
   async *walk(path: string, maxDepth = Number.POSITIVE_INFINITY): AsyncIterable<Stat> {
-    const known = await this.knownHashes(collect(this.link.live.walk(path, maxDepth)));
+    const known = withHashes(await this.recordedHashes(collect(this.link.live.walk(path, maxDepth))));
     for await (const s of this.local.walk(path, maxDepth)) yield known(s);
   }
 
@@ -104,10 +104,12 @@ export class AttachedVolume implements Volume {
   }
 
   /**
-   * A function adding `sha256` to a file's disk Stat when its recorded entry (or a verified read)
-   * has the same size and mtime, and that mtime is not racy; other files are left for a read.
+   * A function giving a file on disk its hash when its recorded entry (or a verified read) has the
+   * same size and mtime, and that mtime is not racy; undefined for other files, left for a read.
    */
-  private async knownHashes(liveStats: Promise<Stat[]>): Promise<(s: Stat) => Stat> {
+  private async recordedHashes(
+    liveStats: Promise<Stat[]>,
+  ): Promise<(path: string, size: number, mtime: number) => Hash | undefined> {
     const byPath = new Map<string, Stat>();
     try {
       for (const s of await liveStats) if (s.kind === "file") byPath.set(s.path, s);
@@ -115,18 +117,24 @@ export class AttachedVolume implements Volume {
       // Not recorded yet (a new directory): nothing is known below it.
     }
     const racyAfter = (await this.link.updatedAt()) - RACY_MS;
-    return (s) => {
-      if (s.kind !== "file" || s.sha256) return s;
-      const mtime = Math.floor(s.mtime);
-      const live = byPath.get(s.path);
-      const hash =
-        live?.sha256 && live.size === s.size && live.mtime === mtime && mtime < racyAfter
-          ? live.sha256
-          : this.link.verified.hash(this.workspace, s.path, s.size, mtime);
-      return hash ? { ...s, sha256: hash } : s;
+    return (path, size, exactMtime) => {
+      const mtime = Math.floor(exactMtime);
+      const live = byPath.get(path);
+      return live?.sha256 && live.size === size && live.mtime === mtime && mtime < racyAfter
+        ? live.sha256
+        : this.link.verified.hash(this.workspace, path, size, mtime);
     };
   }
 }
+
+/** Adds the recorded hash to each file's disk Stat that has none. */
+const withHashes =
+  (recorded: (path: string, size: number, mtime: number) => Hash | undefined) =>
+  (s: Stat): Stat => {
+    if (s.kind !== "file" || s.sha256) return s;
+    const hash = recorded(s.path, s.size, s.mtime);
+    return hash ? { ...s, sha256: hash } : s;
+  };
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

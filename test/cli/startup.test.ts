@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "./run.js";
+import { type Cli, cli, ensureBuilt, ROOT } from "./run.js";
 
 const FS_SUBCOMMANDS = [
   "ls",
@@ -95,15 +95,23 @@ describe("the executable and its code cache", () => {
     expect(zod && existsSync(join(dir, cacheName(zod)))).toBe(true);
   });
 
-  it("prints a file and its version without any library bundle (they load only when required)", () => {
-    const base = join(ROOT, "node_modules/.cache", `afs-core-${process.pid}`);
+  /**
+   * A copy of the executable (main.js, its package.json, and `bundles` without the build's caches)
+   * inside the repository, so the bundle still finds node_modules and package.json.
+   */
+  const copyExecutable = (name: string, bundles: readonly string[]): { base: string; dir: string } => {
+    const base = join(ROOT, "node_modules/.cache", `${name}-${process.pid}`);
     const dir = join(base, "dist/cli");
     mkdirSync(dir, { recursive: true });
+    copyFileSync(join(ROOT, "package.json"), join(base, "package.json"));
+    for (const file of ["main.js", "package.json", ...bundles])
+      copyFileSync(join(ROOT, "dist/cli", file), join(dir, file));
+    return { base, dir };
+  };
+
+  it("prints a file and its version without any library bundle (they load only when required)", () => {
+    const { base, dir } = copyExecutable("afs-core", [bundleOf(join(ROOT, "dist/cli"))]);
     try {
-      copyFileSync(join(ROOT, "package.json"), join(base, "package.json"));
-      for (const name of ["main.js", "package.json", bundleOf(join(ROOT, "dist/cli"))]) {
-        copyFileSync(join(ROOT, "dist/cli", name), join(dir, name));
-      }
       const env: NodeJS.ProcessEnv = { ...afs.env, XDG_CACHE_HOME: join(base, "xdg") };
       const run = (args: string[]) =>
         spawnSync(process.execPath, [join(dir, "main.js"), ...args], { env, encoding: "utf8" });
@@ -118,19 +126,11 @@ describe("the executable and its code cache", () => {
   });
 
   it("without a fitting cache writes one into the user's cache (per Node and V8 flags); runs whatever a cache holds", () => {
-    // A copy of the executable inside the repository, so the bundle still finds node_modules and package.json.
-    const base = join(ROOT, "node_modules/.cache", `afs-boot-${process.pid}`);
-    const dir = join(base, "dist/cli");
-    mkdirSync(dir, { recursive: true });
+    const bundle = bundleOf(join(ROOT, "dist/cli"));
+    // The main bundle and the library bundles, without the build's caches.
+    const bundles = readdirSync(join(ROOT, "dist/cli")).filter((n) => /^(afs|lib)-.*\.cjs$/.test(n));
+    const { base, dir } = copyExecutable("afs-boot", bundles);
     try {
-      copyFileSync(join(ROOT, "package.json"), join(base, "package.json"));
-      const bundle = bundleOf(join(ROOT, "dist/cli"));
-      copyFileSync(MAIN, join(dir, "main.js"));
-      copyFileSync(join(ROOT, "dist/cli/package.json"), join(dir, "package.json"));
-      // The main bundle and the library bundles, without the build's caches.
-      for (const name of readdirSync(join(ROOT, "dist/cli")).filter((n) => /^(afs|lib)-.*\.cjs$/.test(n))) {
-        copyFileSync(join(ROOT, "dist/cli", name), join(dir, name));
-      }
       const xdg = join(base, "xdg");
       const env: NodeJS.ProcessEnv = { ...afs.env, XDG_CACHE_HOME: xdg };
       delete env.NODE_OPTIONS;

@@ -2,7 +2,7 @@
 // the answer to this process's stdout and stderr as it arrives. Runs in the executable's loader,
 // before any bundle loads, so it uses Node's own modules only.
 import { connect } from "node:net";
-import { commandEnv, FRAME, type ResidentRequest } from "./socket.js";
+import { FRAME, type ResidentRequest } from "./socket.js";
 
 /** Output frames go to a stream as they arrive; an exit frame ends the answer with a status. */
 interface Outputs {
@@ -98,7 +98,8 @@ export function runResident(socket: string, argv: readonly string[]): Promise<nu
     // A directory deleted under the shell: this process makes of it what it can.
     return Promise.resolve(undefined);
   }
-  return ask(socket, { kind: "run", argv: [...argv], cwd, env: commandEnv() });
+  // The whole environment: a command also reads TZ (times), OPENAI_API_KEY (query), …
+  return ask(socket, { kind: "run", argv: [...argv], cwd, env: process.env });
 }
 
 /**

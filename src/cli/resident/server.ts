@@ -8,7 +8,8 @@ import { statSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { isAbsolute } from "node:path";
 import { AfsError } from "../../core/errors.js";
-import type { Afs } from "../../workspace/afs.js";
+import { Afs } from "../../workspace/afs.js";
+import { defaultStoreUrl, resolveHome } from "../../workspace/config.js";
 import { lendAfs } from "../context.js";
 import { drained, withSink } from "../output.js";
 import { buildProgram, main } from "../program.js";
@@ -48,8 +49,6 @@ class Stores {
   private readonly open = new Map<string, Lent>();
 
   async borrow(options: { home?: string; store?: string }): Promise<Afs> {
-    const { Afs } = await import("../../workspace/afs.js");
-    const { defaultStoreUrl, resolveHome } = await import("../../workspace/config.js");
     const home = resolveHome(options.home);
     const url = options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home);
     // A relative store path means a different file from each directory.

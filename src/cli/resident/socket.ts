@@ -68,16 +68,9 @@ export function socketPath(env: NodeJS.ProcessEnv = process.env): string | undef
 
 /** What a client sends: one JSON line. */
 export type ResidentRequest =
-  | { kind: "run"; argv: string[]; cwd: string; env: Record<string, string> }
+  | { kind: "run"; argv: string[]; cwd: string; env: NodeJS.ProcessEnv }
   | { kind: "status" }
   | { kind: "stop" };
-
-/** The caller's whole environment: a command also reads TZ (times), OPENAI_API_KEY (query), … */
-export function commandEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
-}
 
 /**
  * The answer's frames: a kind byte, a 4-byte big-endian length, then that many bytes. Output
