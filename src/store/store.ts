@@ -4,10 +4,13 @@
 // it was computed from; a commit against a moved revision fails with CONFLICT and the caller
 // recomputes. That works the same in one process, across processes, and across machines.
 import type { Entry } from "../core/entry.js";
+import type { EventFollower, EventInput, EventRecord } from "../core/event.js";
 import type { Hash } from "../core/hash.js";
 import type { ByteRange } from "./chunking.js";
 import type { OnRepackProgress, RepackResult } from "./repack.js";
 import type { TokenStore } from "./tokens.js";
+
+export type { EventFollower, EventInput, EventRecord };
 
 export const CHECKPOINT_KINDS = ["manual", "auto", "safety", "fork", "import", "initial"] as const;
 export type CheckpointKind = (typeof CHECKPOINT_KINDS)[number];
@@ -49,20 +52,6 @@ export interface OverlayRow {
   entry: Entry | null;
 }
 
-export interface EventInput {
-  op: string;
-  path: string;
-  oldHash: Hash | null;
-  newHash: Hash | null;
-  actor: string;
-}
-
-export interface EventRecord extends EventInput {
-  workspace: string;
-  seq: number;
-  time: number;
-}
-
 export interface Commit {
   /** The revision the change was computed from; CONFLICT when the workspace has moved on. */
   expectRevision: number;
@@ -82,11 +71,6 @@ export interface HeadMove {
   /** Drop the whole live overlay (checkpoint folded it, restore discards it). */
   clearOverlay: boolean;
   event: EventInput;
-}
-
-/** A running `followEvents`; close() stops it (a batch being delivered still finishes). */
-export interface EventFollower {
-  close(): void;
 }
 
 /** A workspace exactly as it stands in one store, for copying it into another (`afs migrate`). */

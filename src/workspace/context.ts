@@ -2,7 +2,7 @@
 import type { Hash } from "../core/hash.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
 import { Snapshot } from "./snapshot.js";
-import { workspaceId } from "./templates.js";
+import { workspaceId } from "./names.js";
 import type { TreeReader } from "./tree.js";
 
 export interface EngineContext {
@@ -29,7 +29,7 @@ export interface CheckpointInfo {
 
 export interface WorkspaceInfo {
   name: string;
-  /** Stable id (templates.ts); hosted clients may name a workspace by it. */
+  /** Stable id (names.ts); hosted clients may name a workspace by it. */
   id: string;
   description: string;
   head: string;

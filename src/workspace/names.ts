@@ -1,5 +1,8 @@
 // Names people and agents choose: workspaces, checkpoints and template slugs share one rule.
+// Also a workspace's id, the other way to name it.
 import { AfsError } from "../core/errors.js";
+import { sha256 } from "../core/hash.js";
+import type { WorkspaceRecord } from "../store/store.js";
 
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const MAX_NAME = 128;
@@ -14,3 +17,10 @@ export function checkName(kind: "workspace" | "checkpoint" | "template", name: s
   }
   return name;
 }
+
+/**
+ * A workspace's id: stable while it lives, different for a later workspace of the same name (it
+ * hashes the name with the creation time), and the same in every store it is migrated to.
+ */
+export const workspaceId = (ws: Pick<WorkspaceRecord, "name" | "createdAt">): string =>
+  `ws_${sha256(`${ws.name}\n${ws.createdAt}`).slice(0, 20)}`;

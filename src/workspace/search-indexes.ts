@@ -6,7 +6,8 @@ import type { Hash } from "../core/hash.js";
 import type { ChunkStrategy } from "../search/chunks.js";
 import type { Progress, ScopeFile } from "../search/query-index.js";
 import type { TextIndexStatus } from "../search/text-index.js";
-import type { Afs } from "./afs.js";
+import type { Volume } from "../volume/volume.js";
+import type { SearchFiles } from "./engine/search-files.js";
 
 /** The strategy `afs index` builds: the default of file_query. */
 const STRATEGY: ChunkStrategy = "auto";
@@ -54,16 +55,22 @@ export interface BuildResult {
   vectors?: { ms: number; provider: string; embedded: number };
 }
 
+/** What indexing reads: the workspaces' live files and the home's search files. */
+export interface IndexSource {
+  workspaces: { list(): Promise<{ name: string }[]>; volume(name: string): Promise<Volume> };
+  search: SearchFiles;
+}
+
 /** A workspace file: a workspace always knows its files' content hashes. */
 type LiveFile = ScopeFile & { hash: Hash };
 
 /** The live files of each workspace named (all when none is). */
-async function liveFiles(afs: Afs, names: readonly string[]): Promise<Map<string, LiveFile[]>> {
-  const chosen = names.length > 0 ? names : (await afs.listWorkspaces()).map((w) => w.name);
+async function liveFiles(afs: IndexSource, names: readonly string[]): Promise<Map<string, LiveFile[]>> {
+  const chosen = names.length > 0 ? names : (await afs.workspaces.list()).map((w) => w.name);
   const out = new Map<string, LiveFile[]>();
   for (const name of chosen) {
     const files: LiveFile[] = [];
-    for await (const s of (await afs.volume(name)).walk("/")) {
+    for await (const s of (await afs.workspaces.volume(name)).walk("/")) {
       if (s.kind === "file" && s.sha256) files.push({ path: s.path, size: s.size, hash: s.sha256 });
     }
     out.set(name, files);
@@ -78,8 +85,8 @@ function distinct(files: Iterable<LiveFile>): LiveFile[] {
   return [...byHash.values()];
 }
 
-export async function indexStatus(afs: Afs, names: readonly string[] = []): Promise<IndexStatus> {
-  const index = afs.queryIndex;
+export async function indexStatus(afs: IndexSource, names: readonly string[] = []): Promise<IndexStatus> {
+  const index = afs.search.query;
   const embedder = await index.embedder();
   const provider = embedder.provider ?? undefined;
   const byWorkspace = await liveFiles(afs, names);
@@ -100,23 +107,23 @@ export async function indexStatus(afs: Afs, names: readonly string[] = []): Prom
   for (const [name, files] of byWorkspace) workspaces.push(await coverage(name, files));
   const { name: _, ...total } = await coverage("", [...byWorkspace.values()].flat());
   return {
-    index_file: afs.searchDb.path,
-    index_bytes: afs.searchDb.bytes(),
+    index_file: afs.search.db.path,
+    index_bytes: afs.search.db.bytes(),
     provider: provider?.id ?? null,
     ...(embedder.provider ? {} : { provider_note: embedder.message }),
     workspaces,
     total,
     stored: await index.stats(STRATEGY, provider?.id),
-    text: await afs.textIndex.status(),
+    text: await afs.search.text.status(),
   };
 }
 
 export async function buildIndexes(
-  afs: Afs,
+  afs: IndexSource,
   names: readonly string[],
   options: BuildOptions = {},
 ): Promise<BuildResult> {
-  const index = afs.queryIndex;
+  const index = afs.search.query;
   const embedder = options.embeddings ? await index.embedder() : undefined;
   if (embedder && !embedder.provider) {
     throw new AfsError("INVALID_ARGUMENT", `--embeddings needs an embedding provider: ${embedder.message}`);
@@ -127,7 +134,7 @@ export async function buildIndexes(
     options.onProgress ? (done, total) => options.onProgress?.(stage, done, total) : undefined;
   if (options.rebuild) {
     await index.drop({ vectors: options.embeddings === true });
-    await afs.textIndex.clear();
+    await afs.search.text.clear();
   }
 
   const before = (await index.stats(STRATEGY)).blobs;
@@ -139,7 +146,7 @@ export async function buildIndexes(
   };
 
   start = performance.now();
-  const built = await afs.textIndex.build(
+  const built = await afs.search.text.build(
     files.map((f) => f.hash),
     progress("text"),
   );

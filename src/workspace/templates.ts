@@ -2,18 +2,10 @@
 // of the template's head checkpoint (its live, uncheckpointed changes stay its own). Also how a
 // workspace is found by name or by its id.
 import { AfsError } from "../core/errors.js";
-import { sha256 } from "../core/hash.js";
 import type { CheckpointRecord, WorkspaceRecord } from "../store/store.js";
 import type { EngineContext } from "./context.js";
-import { checkName } from "./names.js";
+import { checkName, workspaceId } from "./names.js";
 import { notFoundWorkspace } from "./snapshot.js";
-
-/**
- * A workspace's id: stable while it lives, different for a later workspace of the same name (it
- * hashes the name with the creation time), and the same in every store it is migrated to.
- */
-export const workspaceId = (ws: Pick<WorkspaceRecord, "name" | "createdAt">): string =>
-  `ws_${sha256(`${ws.name}\n${ws.createdAt}`).slice(0, 20)}`;
 
 const ID_PATTERN = /^ws_[0-9a-f]{20}$/;
 

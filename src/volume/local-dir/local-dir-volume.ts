@@ -8,7 +8,7 @@ import { AfsError } from "../../core/errors.js";
 import { type Hash, sha256 } from "../../core/hash.js";
 import { KeyedLock } from "../../core/keyed-lock.js";
 import { joinPath, normalizePath, ROOT } from "../../core/paths.js";
-import type { EventRecord } from "../../store/store.js";
+import type { EventRecord } from "../../core/event.js";
 import { EventLog } from "../event-log.js";
 import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume.js";
 import { Confinement } from "./confinement.js";

@@ -1,0 +1,41 @@
+// `afs.indexes`: the home's search indexes, keyed by content hash so one set serves every
+// workspace and checkpoint: grep's content index, ranked search's index, and `afs index`'s
+// status and build over them.
+import type { ChunkIndex } from "../../search/chunk-index.js";
+import type { SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
+import type { BuildOptions, BuildResult, IndexStatus } from "../search-indexes.js";
+import type { Engine } from "./engine.js";
+import type { Workspaces } from "./workspaces.js";
+
+export class Indexes {
+  constructor(
+    private readonly engine: Engine,
+    private readonly workspaces: Workspaces,
+  ) {}
+
+  /** grep's content index (trigrams keyed by content hash) and text cache. */
+  get text(): SqliteTextIndex {
+    return this.engine.search.text;
+  }
+
+  /** Ranked search's index (chunks, BM25, vectors; keyed by content hash). */
+  get query(): ChunkIndex {
+    return this.engine.search.query;
+  }
+
+  /** What the indexes hold against what the named workspaces (all when none is) hold. */
+  async status(workspaces: readonly string[] = []): Promise<IndexStatus> {
+    const { indexStatus } = await import("../search-indexes.js");
+    return indexStatus(this.source(), workspaces);
+  }
+
+  /** Indexes what the named workspaces (all when none is) hold and the indexes lack. */
+  async build(workspaces: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
+    const { buildIndexes } = await import("../search-indexes.js");
+    return buildIndexes(this.source(), workspaces, options);
+  }
+
+  private source() {
+    return { workspaces: this.workspaces, search: this.engine.search };
+  }
+}

@@ -1,0 +1,63 @@
+// The home's search indexes (grep's trigrams, ranked search's chunks and vectors), keyed by content
+// hash and kept in one file beside the store; opened on first use, pruned by gc, closed with the engine.
+import { existsSync } from "node:fs";
+import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
+import { ChunkIndex } from "../../search/chunk-index.js";
+import { embedderFromEnv } from "../../search/embedder.js";
+import { IndexDb, indexDbPath } from "../../store/index-db.js";
+import { SqliteChunkStore } from "../../store/search/chunk-store-sqlite.js";
+import { SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
+import { SqliteVectorStore } from "../../store/search/vector-store-sqlite.js";
+import type { Store } from "../../store/store.js";
+import type { IndexPruned } from "../gc.js";
+
+export class SearchFiles {
+  private indexDb: IndexDb | undefined;
+  private chunkIndex: ChunkIndex | undefined;
+  private contentIndex: SqliteTextIndex | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly home: string,
+  ) {}
+
+  /** The index file (derived data keyed by content hash), opened on first use. */
+  get db(): IndexDb {
+    this.indexDb ??= IndexDb.open(indexDbPath(this.store.url, this.home));
+    return this.indexDb;
+  }
+
+  /** Ranked search's index (chunks, BM25, vectors; keyed by content hash), shared by every workspace. */
+  get query(): ChunkIndex {
+    this.chunkIndex ??= new ChunkIndex({
+      chunks: new SqliteChunkStore(() => this.db),
+      vectors: new SqliteVectorStore(() => this.db),
+      // Empty files are never stored as blobs.
+      read: async (hash) => (hash === EMPTY_SHA256 ? Buffer.alloc(0) : this.store.getBlob(hash)),
+      // Snippets come from the files grep also reads: share its bounded cache of decoded text.
+      text: (hash) => this.text.text(hash),
+      embedder: embedderFromEnv,
+    });
+    return this.chunkIndex;
+  }
+
+  /** grep's content index (trigrams keyed by content hash) and text cache, shared by every workspace. */
+  get text(): SqliteTextIndex {
+    this.contentIndex ??= new SqliteTextIndex(() => this.db, this.store);
+    return this.contentIndex;
+  }
+
+  /** Drops the index rows of blobs gc deleted; no index file, no work. */
+  async prune(deleted: ReadonlySet<Hash>): Promise<IndexPruned | undefined> {
+    if (!this.indexDb && !existsSync(indexDbPath(this.store.url, this.home))) return undefined;
+    const keep = (hash: Hash): boolean => !deleted.has(hash);
+    const text_blobs = await this.text.prune(keep);
+    const query = await this.query.prune(keep);
+    return { text_blobs, query_blobs: query.blobs, chunks: query.chunks, vectors: query.vectors };
+  }
+
+  async close(): Promise<void> {
+    await this.chunkIndex?.close();
+    this.indexDb?.close();
+  }
+}
