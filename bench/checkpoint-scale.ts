@@ -48,22 +48,22 @@ async function measure(work: string, files: number, storeFor: StoreFor): Promise
   const tree = generateSmallFiles(dir, files);
   const afs = await Afs.open({ home, store: storeFor(home, files), actor: "bench" });
   try {
-    const imported = await timeMs(() => afs.importDirectory("scale", dir));
+    const imported = await timeMs(() => afs.workspaces.import("scale", dir));
     await removeDir(dir);
-    const vol = await afs.volume("scale");
+    const vol = await afs.workspaces.volume("scale");
     let edits = 0;
     const edit = () => vol.writeFile(tree.deepest, Buffer.from(`edit ${edits++}\n`), { op: "write" });
     const samples: Record<Op, number[]> = { write: [], checkpoint: [], restore: [], fork: [] };
 
     for (let i = 0; i < WARMUP; i++) {
       await edit();
-      await afs.createCheckpoint("scale");
+      await afs.checkpoints.create("scale");
     }
     // Checkpoint: one file changed deep in the tree, then fold it into a new checkpoint.
     const names: string[] = [];
     for (let i = 0; i < CHECKPOINTS; i++) {
       samples.write.push((await timeMs(edit)).ms);
-      const { ms, value } = await timeMs(() => afs.createCheckpoint("scale"));
+      const { ms, value } = await timeMs(() => afs.checkpoints.create("scale"));
       if (!value.created) throw new Error("checkpoint after a change created nothing");
       samples.checkpoint.push(ms);
       names.push(value.checkpoint.name);
@@ -71,14 +71,14 @@ async function measure(work: string, files: number, storeFor: StoreFor): Promise
     // Restore: clean workspace, alternating between the last two checkpoints (head is the last).
     const pair = names.slice(-2) as [string, string];
     for (let i = 0; i < RESTORES; i++) {
-      const { ms, value } = await timeMs(() => afs.restoreCheckpoint("scale", pair[i % 2] as string));
+      const { ms, value } = await timeMs(() => afs.checkpoints.restore("scale", pair[i % 2] as string));
       if (value.safety) throw new Error("restore of a clean workspace made a safety checkpoint");
       samples.restore.push(ms);
     }
     // Fork: one file changed (the overlay is folded into the fork's root), then a new workspace.
     for (let i = 0; i < FORKS; i++) {
       await edit();
-      samples.fork.push((await timeMs(() => afs.forkWorkspace("scale", `fork-${i}`))).ms);
+      samples.fork.push((await timeMs(() => afs.workspaces.fork("scale", `fork-${i}`))).ms);
     }
     return {
       files,

@@ -4,6 +4,7 @@
 // Run: node --import tsx bench/dedup.ts
 import { join } from "node:path";
 import { Afs } from "../src/workspace/afs.js";
+import { internalsOf } from "../src/workspace/engine/internals.js";
 import { generateCorpus } from "./corpus.js";
 import { diskBytes, emitJson, fmtBytes, isMain, makeTempDir, printTable, removeDir } from "./lib.js";
 
@@ -19,11 +20,11 @@ async function count(afs: Afs, home: string, step: string): Promise<Counts> {
   let blobs = 0;
   let blobBytes = 0;
   let trees = 0;
-  for await (const b of afs.store.listObjects("blob")) {
+  for await (const b of internalsOf(afs).store.listObjects("blob")) {
     blobs++;
     blobBytes += b.size;
   }
-  for await (const _ of afs.store.listObjects("tree")) trees++;
+  for await (const _ of internalsOf(afs).store.listObjects("tree")) trees++;
   return { step, blobs, blobBytes, trees, diskBytes: await diskBytes(home) };
 }
 
@@ -45,22 +46,22 @@ export async function main(): Promise<void> {
       steps.push(await count(afs, home, step));
     };
 
-    await after("import corpus as A", () => afs.importDirectory("A", corpus));
-    await after("fork A -> B", () => afs.forkWorkspace("A", "B"));
-    await after("import same dir as C", () => afs.importDirectory("C", corpus));
+    await after("import corpus as A", () => afs.workspaces.import("A", corpus));
+    await after("fork A -> B", () => afs.workspaces.fork("A", "B"));
+    await after("import same dir as C", () => afs.workspaces.import("C", corpus));
     const source = info.rare[0]?.files[0] ?? info.largest.path;
     await after(`B: copy ${source} to /copy-of-file`, async () => {
-      const vol = await afs.volume("B");
+      const vol = await afs.workspaces.volume("B");
       await vol.writeFile("/copy-of-file", await vol.readFile(source), { op: "write" });
     });
     await after("checkpoint A, B, C", async () => {
-      for (const ws of ["A", "B", "C"]) await afs.createCheckpoint(ws);
+      for (const ws of ["A", "B", "C"]) await afs.checkpoints.create(ws);
     });
     // Control: genuinely new bytes must show up, so the counter above is not blind.
     const fresh = Buffer.from("content no other file has: dedup control\n");
     await after(`control: A writes ${fresh.length} new bytes + checkpoint`, async () => {
-      await (await afs.volume("A")).writeFile("/control.txt", fresh, { op: "write" });
-      await afs.createCheckpoint("A");
+      await (await afs.workspaces.volume("A")).writeFile("/control.txt", fresh, { op: "write" });
+      await afs.checkpoints.create("A");
     });
 
     const first = steps[1] as Counts;

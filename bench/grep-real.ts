@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type GrepArgs, type GrepResult, grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
+import { internalsOf } from "../src/workspace/engine/internals.js";
 import {
   emitJson,
   fmtBytes,
@@ -148,14 +149,14 @@ async function benchTree(dir: string, runs: number): Promise<Record<string, unkn
   try {
     const home = join(work, "home");
     afs = await Afs.open({ home, store: `sqlite:${join(home, "afs.db")}`, actor: "bench" });
-    const imported = await timeMs(() => (afs as Afs).importDirectory(WORKSPACE, dir));
+    const imported = await timeMs(() => (afs as Afs).workspaces.import(WORKSPACE, dir));
     const exported = join(work, "exported");
-    await afs.exportWorkspace(WORKSPACE, exported);
-    const volume = await afs.volume(WORKSPACE);
+    await afs.workspaces.export(WORKSPACE, exported);
+    const volume = await afs.workspaces.volume(WORKSPACE);
 
     // A first search on the freshly imported tree: indexes every blob, then searches.
     const first = await timeMs(() => grep(volume, { pattern: "createHash", count: true }));
-    const db = afs.searchDb;
+    const db = internalsOf(afs).searchDb;
     db.db.pragma("wal_checkpoint(TRUNCATE)");
     const indexBytes = statSync(db.path).size;
     const text = db.db

@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type GrepArgs, type GrepResult, grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
+import { internalsOf } from "../src/workspace/engine/internals.js";
 import { generateCorpus } from "./corpus.js";
 import {
   emitJson,
@@ -128,20 +129,20 @@ export async function main(): Promise<void> {
     const info = generateCorpus(corpus);
     const home = join(work, "home");
     afs = await Afs.open({ home, store: `sqlite:${join(home, "afs.db")}`, actor: "bench" });
-    await afs.importDirectory(WORKSPACE, corpus);
+    await afs.workspaces.import(WORKSPACE, corpus);
     const exported = join(work, "exported");
-    await afs.exportWorkspace(WORKSPACE, exported);
+    await afs.workspaces.export(WORKSPACE, exported);
     console.log(
       `corpus: ${info.files} files, ${fmtBytes(info.bytes)} (${info.uniqueBlobs} distinct contents, ${fmtBytes(info.uniqueBytes)}); imported into workspace ${WORKSPACE} and exported to disk for rg`,
     );
 
     // --- the content index: build, size, incremental re-index ---------------------------------
-    const volume = await afs.volume(WORKSPACE);
+    const volume = await afs.workspaces.volume(WORKSPACE);
     const hashes: string[] = [];
     for await (const s of volume.walk("/")) if (s.kind === "file" && s.sha256) hashes.push(s.sha256);
-    const built = await timeMs(() => (afs as Afs).textIndex.build(hashes));
+    const built = await timeMs(() => (afs as Afs).indexes.text.build(hashes));
     const mibps = built.value.bytes / 1024 / 1024 / (built.ms / 1000);
-    const db = afs.searchDb;
+    const db = internalsOf(afs).searchDb;
     db.db.pragma("wal_checkpoint(TRUNCATE)");
     const indexBytes = statSync(db.path).size;
     // Where the bytes go: the trigram postings, the blob table, and pages FTS5 merges left free.
@@ -161,7 +162,7 @@ export async function main(): Promise<void> {
     });
     const after: string[] = [];
     for await (const s of volume.walk("/")) if (s.kind === "file" && s.sha256) after.push(s.sha256);
-    const reindex = await timeMs(() => (afs as Afs).textIndex.build(after));
+    const reindex = await timeMs(() => (afs as Afs).indexes.text.build(after));
     const firstAfterEdit = await timeMs(() => grep(volume, { pattern: "an edit for the re-index bench" }));
     await volume.writeFile(target, original, { op: "write" });
     printTable(

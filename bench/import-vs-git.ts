@@ -75,7 +75,7 @@ function cliImport(cli: string, corpus: string, home: string, files: number): nu
 async function inProcessImport(corpus: string, home: string): Promise<{ ms: number; closeMs: number; files: number }> {
   const afs = await Afs.open({ home, store: `sqlite:${join(home, "afs.db")}`, actor: "bench" });
   try {
-    const { ms, value } = await timeMs(() => afs.importDirectory("bench", corpus));
+    const { ms, value } = await timeMs(() => afs.workspaces.import("bench", corpus));
     const closed = await timeMs(() => afs.close());
     return { ms, closeMs: closed.ms, files: value.files };
   } catch (e) {

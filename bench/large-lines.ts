@@ -103,7 +103,7 @@ async function main(mib: number): Promise<void> {
     // of a file reads to the end; later windows of the same content stop at their end.
     const afs = await Afs.open({ home: join(work, "home"), actor: "bench" });
     try {
-      const volume = await afs.volume("bench");
+      const volume = await afs.workspaces.volume("bench");
       for (const [label, start] of [
         ["first call", 1],
         ["next call, later window", 1000],

@@ -9,6 +9,7 @@ import { query } from "../src/ops/query.js";
 import type { ScopeFile } from "../src/search/query-index.js";
 import { LocalDirVolume } from "../src/volume/local-dir/local-dir-volume.js";
 import { Afs } from "../src/workspace/afs.js";
+import { internalsOf } from "../src/workspace/engine/internals.js";
 import { generateCorpus, RARE_LITERALS } from "./corpus.js";
 import {
   emitJson,
@@ -63,18 +64,18 @@ async function main(): Promise<void> {
       `corpus: ${corpus.files} files, ${fmtBytes(corpus.bytes)} (${corpus.uniqueBlobs} distinct, ${fmtBytes(corpus.uniqueBytes)})`,
     );
     const afs = await Afs.open({ home: join(base, "home") });
-    await afs.importDirectory("bench", corpus.dir);
-    const volume = await afs.volume("bench");
+    await afs.workspaces.import("bench", corpus.dir);
+    const volume = await afs.workspaces.volume("bench");
     const files: ScopeFile[] = [];
     for await (const s of volume.walk("/"))
       if (s.kind === "file") files.push({ path: s.path, size: s.size, hash: s.sha256 });
 
     // Build: every distinct blob chunked, tokenized and put in the FTS index.
-    const build = await timeMs(() => afs.queryIndex.prepare(files, "auto"));
-    const stats = await afs.queryIndex.stats("auto");
+    const build = await timeMs(() => afs.indexes.query.prepare(files, "auto"));
+    const stats = await afs.indexes.query.stats("auto");
     const mibPerS = corpus.uniqueBytes / 1024 / 1024 / (build.ms / 1000);
-    afs.searchDb.db.pragma("wal_checkpoint(TRUNCATE)");
-    const size = indexBytes(afs.searchDb.path);
+    internalsOf(afs).searchDb.db.pragma("wal_checkpoint(TRUNCATE)");
+    const size = indexBytes(internalsOf(afs).searchDb.path);
 
     // Warm keyword latency, every query once before timing.
     const run = (q: string) => query(volume, { query: q, mode: "keyword" });
@@ -97,9 +98,9 @@ async function main(): Promise<void> {
       const f = targets[(i * 37) % targets.length] as ScopeFile;
       const text = (await volume.readFile(f.path)).toString("utf8");
       await volume.writeFile(f.path, Buffer.from(`${text}\n// edited ${i}: zzedit${i}\n`), { op: "write" });
-      const before = (await afs.queryIndex.stats("auto")).blobs;
+      const before = (await afs.indexes.query.stats("auto")).blobs;
       afterEdit.push((await timeMs(() => run("retry backoff"))).ms);
-      if ((await afs.queryIndex.stats("auto")).blobs !== before + 1)
+      if ((await afs.indexes.query.stats("auto")).blobs !== before + 1)
         throw new Error("an edit should chunk exactly one new blob");
       warm.push((await timeMs(() => run("retry backoff"))).ms);
       // The chunking alone, on a fresh edit of the same file.
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
       chunking.push(
         (
           await timeMs(() =>
-            afs.queryIndex.prepare([{ path: f.path, size: stat?.size ?? 0, hash: stat?.sha256 }], "auto"),
+            afs.indexes.query.prepare([{ path: f.path, size: stat?.size ?? 0, hash: stat?.sha256 }], "auto"),
           )
         ).ms,
       );

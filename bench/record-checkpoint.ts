@@ -109,7 +109,7 @@ async function measure(work: string, tree: Tree): Promise<Result> {
       const full: number[] = [];
       for (let i = 0; i < FULL_RECORDS; i++) {
         await change();
-        const { ms, value } = await timeMs(() => afs.recordDirectory("bench"));
+        const { ms, value } = await timeMs(() => afs.attachments.record("bench"));
         if (value.modified !== 1) throw new Error(`a full record after one change found ${value.modified}`);
         full.push(ms);
       }

@@ -143,8 +143,8 @@ async function main(): Promise<void> {
     for (const k of Object.keys(process.env))
       if (k.startsWith("AFS_EMBED_") || k === "OPENAI_API_KEY") delete process.env[k];
     const afs = await Afs.open({ home: join(base, "home") });
-    await afs.importDirectory("docs", corpus);
-    const volume = await afs.volume("docs");
+    await afs.workspaces.import("docs", corpus);
+    const volume = await afs.workspaces.volume("docs");
     const paths = async (q: string, args: Record<string, unknown>): Promise<string[]> =>
       (await query(volume, { query: q, limit: 10, ...args })).results.map((h) => h.path);
 
@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     process.env.AFS_EMBED_PROVIDER = "local";
     process.env.AFS_EMBED_MODEL_DIR = model;
     const afs2 = await Afs.open({ home: join(base, "home") });
-    const volume2 = await afs2.volume("docs");
+    const volume2 = await afs2.workspaces.volume("docs");
     const start = performance.now();
     const hybrid = await evaluate(async (q) => {
       const r = await query(volume2, { query: q, limit: 10 }, { embedBudget: Number.POSITIVE_INFINITY });

@@ -4,10 +4,12 @@ import { bindSession, leavesPin, workspaceForCall } from "./binding.js";
 
 // Just the two engine methods binding reads: an afs home with workspace "demo".
 const home = (current: string | null) => ({
-  currentWorkspace: async () => current,
-  getWorkspace: async (name: string) => {
-    if (name !== "demo") throw new AfsError("NOT_FOUND", `workspace ${name} does not exist`);
-    return {} as never;
+  workspaces: {
+    current: async () => current,
+    get: async (name: string) => {
+      if (name !== "demo") throw new AfsError("NOT_FOUND", `workspace ${name} does not exist`);
+      return {} as never;
+    },
   },
 });
 

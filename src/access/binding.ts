@@ -2,7 +2,7 @@
 // starts (a flag, $AFS_WORKSPACE, the current workspace), then per call (an argument may name
 // another workspace unless the session is pinned to its own).
 import { AfsError, isAfsError } from "../core/errors.js";
-import type { Afs } from "../workspace/afs.js";
+import type { Workspaces } from "../workspace/afs.js";
 import { PROFILE_TABLE, type Profile } from "./profiles.js";
 
 /** A session's workspace binding, as every face carries it. */
@@ -31,11 +31,11 @@ export interface SessionRequest {
  * the profile is not workspace-bound or the face resolves the workspace per call.
  */
 export async function bindSession(
-  afs: Pick<Afs, "currentWorkspace" | "getWorkspace">,
+  afs: { workspaces: Pick<Workspaces, "current" | "get"> },
   request: SessionRequest,
 ): Promise<string | null> {
   const env = request.env ?? process.env;
-  const name = request.requested ?? (request.fallback ? (env.AFS_WORKSPACE ?? (await afs.currentWorkspace())) : null);
+  const name = request.requested ?? (request.fallback ? (env.AFS_WORKSPACE ?? (await afs.workspaces.current())) : null);
   if (!name) {
     if (!request.fallback || !PROFILE_TABLE[request.profile].workspaceBound) return null;
     throw new AfsError(
@@ -44,7 +44,7 @@ export async function bindSession(
     );
   }
   try {
-    await afs.getWorkspace(name);
+    await afs.workspaces.get(name);
   } catch (e) {
     if (isAfsError(e) && e.code === "NOT_FOUND") {
       throw new AfsError("NOT_FOUND", `workspace ${name} does not exist; create it with: afs ws create ${name}`, {
@@ -65,7 +65,7 @@ export const leavesPin = (binding: WorkspaceBinding, requested: unknown): boolea
  * `hint` is a face's own pointer to workspace names, added to the message when none is chosen.
  */
 export async function workspaceForCall(
-  afs: Pick<Afs, "currentWorkspace">,
+  afs: { workspaces: Pick<Workspaces, "current"> },
   binding: WorkspaceBinding,
   requested: string | undefined,
   hint?: string,
@@ -77,7 +77,7 @@ export async function workspaceForCall(
       { workspace: requested },
     );
   }
-  const name = requested ?? binding.workspace ?? (await afs.currentWorkspace());
+  const name = requested ?? binding.workspace ?? (await afs.workspaces.current());
   if (!name) {
     throw new AfsError(
       "INVALID_ARGUMENT",

@@ -6,7 +6,7 @@ import { checkBearer, issueToken, revokeToken, tokenInfo } from "./tokens.js";
 let t: { afs: Afs; cleanup: () => Promise<void> };
 beforeEach(async () => {
   t = await tempAfs();
-  await t.afs.createWorkspace("demo");
+  await t.afs.workspaces.create("demo");
 });
 afterEach(() => t.cleanup());
 
@@ -14,23 +14,23 @@ const NOW = Date.parse("2030-01-01T00:00:00Z");
 
 describe("tokens", () => {
   it("issues a workspace token whose secret checks out, and stores only its hash", async () => {
-    const { token, secret } = await issueToken(t.afs.store, { workspace: "demo", actor: "me" }, NOW);
+    const { token, secret } = await issueToken(t.afs.tokens, { workspace: "demo", actor: "me" }, NOW);
     expect(secret).toMatch(/^afs_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(token).toMatchObject({ workspace: "demo", profile: "workspace-rw", name: "demo", expiresAt: null });
-    expect(JSON.stringify(await t.afs.store.getToken(token.id))).not.toContain(secret.slice(22));
-    const ok = await checkBearer(t.afs.store, `Bearer ${secret}`, NOW);
+    expect(JSON.stringify(await t.afs.tokens.get(token.id))).not.toContain(secret.slice(22));
+    const ok = await checkBearer(t.afs.tokens, `Bearer ${secret}`, NOW);
     expect(ok).toMatchObject({ ok: true, token: { id: token.id, profile: "workspace-rw" } });
-    expect(await checkBearer(t.afs.store, `bearer   ${secret}`, NOW)).toMatchObject({ ok: true });
+    expect(await checkBearer(t.afs.tokens, `bearer   ${secret}`, NOW)).toMatchObject({ ok: true });
   });
 
   it("tells missing, malformed, unknown, revoked and expired apart", async () => {
     const { token, secret } = await issueToken(
-      t.afs.store,
+      t.afs.tokens,
       { workspace: "demo", expiresAt: "2030-01-02T00:00:00Z", actor: "me" },
       NOW,
     );
     const refusal = async (header: string | undefined, now = NOW) => {
-      const r = await checkBearer(t.afs.store, header, now);
+      const r = await checkBearer(t.afs.tokens, header, now);
       return r.ok ? "ok" : r.refusal;
     };
     expect(await refusal(undefined)).toBe("missing");
@@ -40,13 +40,13 @@ describe("tokens", () => {
     expect(await refusal(`Bearer ${wrongSecret}`)).toBe("unknown");
     expect(await refusal(`Bearer ${secret}`, Date.parse("2030-01-02T00:00:00Z"))).toBe("expired");
     expect(tokenInfo(token, Date.parse("2030-01-03T00:00:00Z")).status).toBe("expired");
-    await revokeToken(t.afs.store, token.id, NOW);
+    await revokeToken(t.afs.tokens, token.id, NOW);
     expect(await refusal(`Bearer ${secret}`)).toBe("revoked");
-    await expect(revokeToken(t.afs.store, "ffffffffffffffff")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(revokeToken(t.afs.tokens, "ffffffffffffffff")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("matches profiles to scopes and refuses bad requests", async () => {
-    const cp = await issueToken(t.afs.store, { actor: "me" }, NOW);
+    const cp = await issueToken(t.afs.tokens, { actor: "me" }, NOW);
     expect(cp.token).toMatchObject({ workspace: null, profile: "admin-ro" });
     const bad = [
       { workspace: "demo", profile: "admin-rw" },
@@ -56,11 +56,11 @@ describe("tokens", () => {
       { workspace: "demo", expiresAt: "2029-12-31T00:00:00Z" },
     ];
     for (const request of bad) {
-      await expect(issueToken(t.afs.store, { ...request, actor: "me" }, NOW)).rejects.toMatchObject({
+      await expect(issueToken(t.afs.tokens, { ...request, actor: "me" }, NOW)).rejects.toMatchObject({
         code: "INVALID_ARGUMENT",
       });
     }
-    await expect(issueToken(t.afs.store, { workspace: "ghost", actor: "me" }, NOW)).rejects.toMatchObject({
+    await expect(issueToken(t.afs.tokens, { workspace: "ghost", actor: "me" }, NOW)).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
   });

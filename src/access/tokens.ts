@@ -2,8 +2,8 @@
 // request (constant-time, expiry and revocation included), list and revoke.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { AfsError } from "../core/errors.js";
-import type { Store } from "../store/store.js";
-import type { TokenRecord, TokenStore } from "../store/tokens.js";
+import type { TokenRecord } from "../core/token-record.js";
+import type { TokenRegistry } from "../workspace/afs.js";
 import { isProfile, PROFILE_TABLE, type Profile, parseProfile } from "./profiles.js";
 
 /** afs_<16 hex id>_<43 base64url secret>: the id finds the record, the whole string is hashed. */
@@ -30,11 +30,7 @@ export interface IssuedToken {
 
 const hashOf = (secret: string): string => createHash("sha256").update(secret).digest("hex");
 
-export async function issueToken(
-  store: TokenStore & Pick<Store, "getWorkspace">,
-  request: IssueRequest,
-  now = Date.now(),
-): Promise<IssuedToken> {
+export async function issueToken(tokens: TokenRegistry, request: IssueRequest, now = Date.now()): Promise<IssuedToken> {
   const controlPlane = request.workspace === undefined;
   const profile = parseProfile(
     request.profile ?? (controlPlane ? DEFAULT_CONTROL_PLANE_PROFILE : DEFAULT_WORKSPACE_TOKEN_PROFILE),
@@ -48,7 +44,7 @@ export async function issueToken(
     );
   }
   const expiresAt = request.expiresAt === undefined ? null : parseExpiry(request.expiresAt, now);
-  if (request.workspace !== undefined && !(await store.getWorkspace(request.workspace))) {
+  if (request.workspace !== undefined && !(await tokens.workspaceExists(request.workspace))) {
     throw new AfsError("NOT_FOUND", `workspace ${request.workspace} does not exist; create it first`, {
       workspace: request.workspace,
     });
@@ -66,7 +62,7 @@ export async function issueToken(
     revokedAt: null,
     actor: request.actor,
   };
-  await store.putToken(token);
+  await tokens.put(token);
   return { token, secret };
 }
 
@@ -89,7 +85,7 @@ export type TokenCheck = { ok: true; token: TokenRecord & { profile: Profile } }
 
 /** Checks an Authorization header value. Every failure looks the same in time to the caller. */
 export async function checkBearer(
-  store: TokenStore,
+  tokens: Pick<TokenRegistry, "get">,
   header: string | undefined,
   now = Date.now(),
 ): Promise<TokenCheck> {
@@ -98,7 +94,7 @@ export async function checkBearer(
   const secret = match?.[1];
   const id = secret === undefined ? undefined : TOKEN_FORMAT.exec(secret)?.[1];
   if (secret === undefined || id === undefined) return { ok: false, refusal: "malformed" };
-  const token = await store.getToken(id);
+  const token = await tokens.get(id);
   // Compare even when there is no record, so an unknown id costs what a wrong secret costs.
   const expected = Buffer.from(token?.secretHash ?? "0".repeat(64), "hex");
   const same = timingSafeEqual(expected, Buffer.from(hashOf(secret), "hex"));
@@ -108,8 +104,8 @@ export async function checkBearer(
   return { ok: true, token: { ...token, profile: token.profile } };
 }
 
-export async function revokeToken(store: TokenStore, id: string, now = Date.now()): Promise<void> {
-  if (!(await store.revokeToken(id, now))) {
+export async function revokeToken(tokens: Pick<TokenRegistry, "revoke">, id: string, now = Date.now()): Promise<void> {
+  if (!(await tokens.revoke(id, now))) {
     throw new AfsError("NOT_FOUND", `token ${id} does not exist`, { token_id: id }, "list-tokens");
   }
 }

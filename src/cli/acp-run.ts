@@ -63,7 +63,7 @@ export async function runAcp(
     agentName: () => client.agentName,
     // The project directory is served by the attached workspace's volume (its recorded hashes let
     // search reuse the index); any other directory the agent is given is confined on its own.
-    openVolume: async (root) => (root === dir ? afs.volume(session.workspace) : LocalDirVolume.open(root)),
+    openVolume: async (root) => (root === dir ? afs.workspaces.volume(session.workspace) : LocalDirVolume.open(root)),
   });
   const view = new TurnView();
   const agent = await startAgent(command, dir).catch((e: unknown) => {
@@ -103,7 +103,7 @@ export async function runAcp(
         description: `changes before turn ${n}`,
       });
       if (before) note(`checkpoint ${before.name}: changes made in ${dir} before turn ${n}`);
-      const base = (await afs.getWorkspace(session.workspace)).head;
+      const base = (await afs.workspaces.get(session.workspace)).head;
       const response = await raced(client.prompt(sessionId, prompt));
       view.end();
       const cp = await session.checkpointTurn({
@@ -142,7 +142,7 @@ function afsMcpServer(afs: Afs, workspace: string) {
   return {
     name: "afs",
     command: process.execPath,
-    args: [main, "mcp", "--workspace", workspace, "--home", afs.home, "--store", afs.store.url],
+    args: [main, "mcp", "--workspace", workspace, "--home", afs.home, "--store", afs.storeUrl],
     env: [],
   };
 }
@@ -157,7 +157,7 @@ async function askOnTerminal(rl: Interface | null, request: ApprovalRequest): Pr
 /** The number of the next turn in this workspace: one past the highest turn-N checkpoint. */
 async function nextTurn(afs: Afs, workspace: string): Promise<number> {
   let highest = 0;
-  for (const cp of await afs.listCheckpoints(workspace)) {
+  for (const cp of await afs.checkpoints.list(workspace)) {
     const n = /^turn-(\d+)$/.exec(cp.name)?.[1];
     if (n) highest = Math.max(highest, Number(n));
   }
@@ -165,7 +165,7 @@ async function nextTurn(afs: Afs, workspace: string): Promise<number> {
 }
 
 async function freeName(afs: Afs, workspace: string, name: string): Promise<string> {
-  const taken = new Set((await afs.listCheckpoints(workspace)).map((c) => c.name));
+  const taken = new Set((await afs.checkpoints.list(workspace)).map((c) => c.name));
   if (!taken.has(name)) return name;
   for (let i = 2; ; i++) if (!taken.has(`${name}-${i}`)) return `${name}-${i}`;
 }

@@ -68,7 +68,7 @@ export async function withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Pr
 
 /** Like withAfs, plus the workspace from -w, $AFS_WORKSPACE or the current one. */
 export function withWorkspace<T>(cmd: Command, fn: (afs: Afs, workspace: string) => Promise<T>): Promise<T> {
-  return withAfs(cmd, async (afs) => fn(afs, await afs.resolveWorkspace(globals(cmd).workspace)));
+  return withAfs(cmd, async (afs) => fn(afs, await afs.workspaces.resolve(globals(cmd).workspace)));
 }
 
 /** On Ctrl-C or SIGTERM, close the store (rolling back anything unfinished) before leaving. */

@@ -134,7 +134,7 @@ export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command
     if (!parsed.success) throw fromZod(parsed.error, labels);
     const args = parsed.data;
     await withWorkspace(command, async (afs, workspace) => {
-      const volume = await afs.volume(workspace);
+      const volume = await afs.workspaces.volume(workspace);
       if (def.stream && !flags.json) return def.stream(volume, args);
       const result = await def.run(volume, args);
       if (def.raw && !flags.json) write(def.raw(result));

@@ -37,8 +37,8 @@ afterEach(async () => {
 async function workspace(name = "q"): Promise<{ afs: Afs; volume: Volume }> {
   const t = await tempAfs();
   cleanups.push(t.cleanup);
-  await t.afs.createWorkspace(name);
-  return { afs: t.afs, volume: await t.afs.volume(name) };
+  await t.afs.workspaces.create(name);
+  return { afs: t.afs, volume: await t.afs.workspaces.volume(name) };
 }
 
 async function directory(): Promise<{ volume: Volume }> {
@@ -194,32 +194,32 @@ describe("the workspace query index", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 20; i++) files[`/f${i}.md`] = `# File ${i}\n\nsome words about topic${i}\n`;
     await seed(volume, files);
-    expect((await afs.queryIndex.stats("auto")).blobs).toBe(0);
+    expect((await afs.indexes.query.stats("auto")).blobs).toBe(0);
     await query(volume, { query: "topic3", mode: "keyword" });
-    expect(await afs.queryIndex.stats("auto")).toEqual({ blobs: 20, chunks: 20 });
+    expect(await afs.indexes.query.stats("auto")).toEqual({ blobs: 20, chunks: 20 });
     await write(volume, { path: "/f3.md", content: "# File 3\n\nnow about something else\n" });
     const r = await query(volume, { query: "something", mode: "keyword" });
     expect(paths(r)).toEqual(["/f3.md"]);
-    expect(await afs.queryIndex.stats("auto")).toEqual({ blobs: 21, chunks: 21 });
+    expect(await afs.indexes.query.stats("auto")).toEqual({ blobs: 21, chunks: 21 });
     expect((await query(volume, { query: "topic3", mode: "keyword" })).results).toEqual([]);
   });
 
   it("chunks identical content in two workspaces once, and scopes each query to its workspace", async () => {
     const { afs, volume: a } = await workspace("a");
-    await afs.createWorkspace("b");
-    const b = await afs.volume("b");
+    await afs.workspaces.create("b");
+    const b = await afs.workspaces.volume("b");
     await seed(a, { "/x.txt": "shared words\n", "/only-a.txt": "alpha words\n" });
     await seed(b, { "/copy/x.txt": "shared words\n" });
     expect(paths(await query(a, { query: "words", mode: "keyword" }))).toEqual(["/only-a.txt", "/x.txt"]);
-    const before = await afs.queryIndex.stats("auto");
+    const before = await afs.indexes.query.stats("auto");
     expect(paths(await query(b, { query: "words", mode: "keyword" }))).toEqual(["/copy/x.txt"]);
-    expect(await afs.queryIndex.stats("auto")).toEqual(before);
+    expect(await afs.indexes.query.stats("auto")).toEqual(before);
   });
 
   it("keeps only the scope's files whether it ranks the whole index or a few blobs", async () => {
     const { afs, volume: a } = await workspace("a");
-    await afs.createWorkspace("b");
-    const b = await afs.volume("b");
+    await afs.workspaces.create("b");
+    const b = await afs.workspaces.volume("b");
     const many: Record<string, string> = {};
     for (let i = 0; i < 40; i++) many[`/src/m${i}.ts`] = `export const m${i} = "needle number ${i}";\n`;
     await seed(a, many);
@@ -240,8 +240,8 @@ describe("the workspace query index", () => {
     const { afs, volume } = await workspace();
     await seed(volume, { "/a.txt": "alpha\n" });
     await query(volume, { query: "alpha", mode: "keyword" });
-    await afs.queryIndex.drop();
-    expect((await afs.queryIndex.stats("auto")).blobs).toBe(0);
+    await afs.indexes.query.drop();
+    expect((await afs.indexes.query.stats("auto")).blobs).toBe(0);
     expect(paths(await query(volume, { query: "alpha", mode: "keyword" }))).toEqual(["/a.txt"]);
   });
 });
@@ -271,11 +271,11 @@ describe("semantic and hybrid search with a local ONNX model", () => {
     expect(r.warnings).toEqual([]);
     expect(r.results[0]).toMatchObject({ path: "/notes/pets.md", search_types: ["vec"] });
     expect(r.results[0]?.score).toBeGreaterThan(r.results[1]?.score ?? 1);
-    const provider = (await afs.queryIndex.embedder()).provider;
+    const provider = (await afs.indexes.query.embedder()).provider;
     expect(provider).not.toBeNull();
-    expect((await afs.queryIndex.stats("auto", provider?.id)).vectors).toBe(4);
+    expect((await afs.indexes.query.stats("auto", provider?.id)).vectors).toBe(4);
     expect(paths(await query(volume, { query: "hyde: a storm with rain", mode: "semantic" }))[0]).toBe("/notes/sky.md");
-    expect((await afs.queryIndex.stats("auto", provider?.id)).vectors).toBe(4);
+    expect((await afs.indexes.query.stats("auto", provider?.id)).vectors).toBe(4);
   });
 
   it("mode query fuses keyword and vector rankings by reciprocal rank, and explains each result", async () => {

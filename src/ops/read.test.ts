@@ -17,21 +17,21 @@ describe("read on a workspace", () => {
     const reader = await Afs.open({ home: t.dir, actor: "reader" });
     const writer = await Afs.open({ home: t.dir, actor: "writer" });
     opened.push(reader, writer);
-    await reader.createWorkspace("w");
+    await reader.workspaces.create("w");
     const text = (i: number) => `${"line of text that deflates well\n".repeat(40)}${i}\n`;
-    await (await writer.volume("w")).writeFile("/f.txt", Buffer.from(text(0)), { op: "write" });
+    await (await writer.workspaces.volume("w")).writeFile("/f.txt", Buffer.from(text(0)), { op: "write" });
     for (let i = 1; i <= 3; i++) {
-      const before = await read(await reader.volume("w"), { path: "/f.txt" });
+      const before = await read(await reader.workspaces.volume("w"), { path: "/f.txt" });
       expect(before.content).toBe(text(i - 1));
-      await (await writer.volume("w")).writeFile("/f.txt", Buffer.from(text(i)), { op: "write" });
-      expect(await read(await reader.volume("w"), { path: "/f.txt" })).toMatchObject({
+      await (await writer.workspaces.volume("w")).writeFile("/f.txt", Buffer.from(text(i)), { op: "write" });
+      expect(await read(await reader.workspaces.volume("w"), { path: "/f.txt" })).toMatchObject({
         content: text(i),
         size: Buffer.byteLength(text(i)),
       });
     }
     // Back to content read before: the same bytes, and its hash is the one the write reported.
-    const w = await (await writer.volume("w")).writeFile("/f.txt", Buffer.from(text(1)), { op: "write" });
-    expect(await read(await reader.volume("w"), { path: "/f.txt" })).toMatchObject({
+    const w = await (await writer.workspaces.volume("w")).writeFile("/f.txt", Buffer.from(text(1)), { op: "write" });
+    expect(await read(await reader.workspaces.volume("w"), { path: "/f.txt" })).toMatchObject({
       content: text(1),
       sha256: w.sha256,
     });
@@ -42,8 +42,8 @@ describe("read on a workspace", () => {
     cleanup = t.cleanup;
     const afs = await Afs.open({ home: t.dir, actor: "test" });
     opened.push(afs);
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     await v.writeFile("/a.txt", Buffer.from("abc\n"), { op: "write" });
     const bytes = await v.readFile("/a.txt");
     bytes.fill(0x78);

@@ -4,7 +4,7 @@ import type { IncomingMessage } from "node:http";
 import type { WorkspaceBinding } from "../access/binding.js";
 import type { Profile } from "../access/profiles.js";
 import { checkBearer, type TokenRefusal } from "../access/tokens.js";
-import type { TokenStore } from "../store/tokens.js";
+import type { TokenRegistry } from "../workspace/afs.js";
 
 export type AuthMode = "token" | "none";
 
@@ -16,7 +16,7 @@ export interface Session extends WorkspaceBinding {
 
 export interface AuthConfig {
   mode: AuthMode;
-  store: TokenStore;
+  tokens: TokenRegistry;
   /** The session every request gets with --auth none. */
   local: Session;
 }
@@ -33,7 +33,7 @@ const REFUSALS: Readonly<Record<TokenRefusal, string>> = {
 
 export async function authenticate(config: AuthConfig, req: IncomingMessage): Promise<AuthResult> {
   if (config.mode === "none") return { ok: true, session: config.local };
-  const check = await checkBearer(config.store, req.headers.authorization);
+  const check = await checkBearer(config.tokens, req.headers.authorization);
   if (!check.ok) return check;
   const { token } = check;
   return {

@@ -51,7 +51,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
   const policy = hostPolicy(options.host, options.allowedHosts, options.allowedOrigins);
   const auth = {
     mode: options.auth,
-    store: options.afs.store,
+    tokens: options.afs.tokens,
     local: { profile: options.profile, workspace: options.workspace, pinned: false },
   };
   const base = (req: IncomingMessage): string =>

@@ -32,7 +32,7 @@ export class AttachedSession {
     // Watching starts first, so nothing changed during the attach's record is missed.
     const watcher = options.watch === false ? null : await DirWatcher.open(await realDirectory(dir), options.watcher);
     try {
-      const attached = await afs.attachDirectory(dir, options);
+      const attached = await afs.attachments.attach(dir, options);
       return new AttachedSession(afs, attached.workspace, attached.dir, watcher);
     } catch (e) {
       watcher?.close();
@@ -43,15 +43,15 @@ export class AttachedSession {
   /** Records what changed on disk since the previous record; `full` says the whole tree was examined. */
   async record(): Promise<RecordResult & { full: boolean }> {
     const taken = this.watcher ? await this.watcher.take() : { paths: [], complete: false };
-    const result = await this.afs.recordDirectory(this.workspace, taken.complete ? { paths: taken.paths } : {});
+    const result = await this.afs.attachments.record(this.workspace, taken.complete ? { paths: taken.paths } : {});
     return { ...result, full: !taken.complete };
   }
 
   /** Ends a turn: records the directory, then checkpoints (kind auto) only if the live state changed. */
   async checkpointTurn(options: { name?: string; description?: string } = {}): Promise<CheckpointInfo | null> {
     await this.record();
-    if (!(await this.afs.getWorkspace(this.workspace)).dirty) return null;
-    const { checkpoint, created } = await this.afs.createCheckpoint(this.workspace, { ...options, kind: "auto" });
+    if (!(await this.afs.workspaces.get(this.workspace)).dirty) return null;
+    const { checkpoint, created } = await this.afs.checkpoints.create(this.workspace, { ...options, kind: "auto" });
     return created ? checkpoint : null;
   }
 

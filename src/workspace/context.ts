@@ -1,8 +1,8 @@
 // What the workspace engine's functions share: the store, the tree cache, and who is acting.
 import type { Hash } from "../core/hash.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
-import { Snapshot } from "./snapshot.js";
 import { workspaceId } from "./names.js";
+import { Snapshot } from "./snapshot.js";
 import type { TreeReader } from "./tree.js";
 
 export interface EngineContext {

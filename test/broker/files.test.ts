@@ -51,14 +51,14 @@ const KINDS: Kind[] = [
     async setup() {
       const t = await tempAfs();
       const afs: Afs = t.afs;
-      await afs.createWorkspace("ws");
+      await afs.workspaces.create("ws");
       const host = await BrokerHost.open({
         afs,
         roots: [{ workspace: "ws" }],
         consent: allowConsent(),
         maxListEntries: 2,
       });
-      const vol = await afs.volume("ws", "someone-else");
+      const vol = await afs.workspaces.volume("ws", "someone-else");
       const disk: Disk = {
         // Volume paths are absolute inside the workspace.
         write: async (p, d) => void (await vol.writeFile(`/${p}`, Buffer.from(d), { op: "write" })),

@@ -29,7 +29,7 @@ beforeEach(async () => {
   dir = join(t.home, "project");
   mkdirSync(join(dir, "src"), { recursive: true });
   writeFileSync(join(dir, "src", "a.txt"), "alpha\n");
-  await t.afs.importDirectory("notes", dir);
+  await t.afs.workspaces.import("notes", dir);
 });
 afterEach(() => t.cleanup());
 
@@ -96,10 +96,10 @@ describe("the broker library with a server as a child process", () => {
       } else {
         // The server edited a versioned workspace: the disk is untouched, the live state changed.
         expect(readFileSync(join(dir, "src", "a.txt"), "utf8")).toBe("alpha\n");
-        const volume = await t.afs.volume("notes");
+        const volume = await t.afs.workspaces.volume("notes");
         expect((await volume.readFile("/src/c.txt")).toString()).toBe("beta\n");
         expect(await volume.stat("/src/a.txt")).toBeNull();
-        expect((await t.afs.getWorkspace("notes")).dirty).toBe(true);
+        expect((await t.afs.workspaces.get("notes")).dirty).toBe(true);
       }
     });
   }

@@ -14,9 +14,9 @@ describe.runIf(storeEnabled("redis"))("redis", () => {
     const home = await tempDir("afs-home-");
     const afs = await Afs.open({ home: home.dir, actor: "test", store: server().url });
     const name = `contract-${process.pid}-${++n}`;
-    await afs.createWorkspace(name);
+    await afs.workspaces.create(name);
     return {
-      volume: await afs.volume(name),
+      volume: await afs.workspaces.volume(name),
       cleanup: async () => {
         await afs.close();
         await home.cleanup();

@@ -4,6 +4,6 @@ import { opsContract } from "./ops-contract.js";
 
 opsContract("WorkspaceVolume", async () => {
   const { afs, cleanup } = await tempAfs();
-  await afs.createWorkspace("contract");
-  return { volume: await afs.volume("contract"), cleanup };
+  await afs.workspaces.create("contract");
+  return { volume: await afs.workspaces.volume("contract"), cleanup };
 });

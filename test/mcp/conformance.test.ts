@@ -50,7 +50,7 @@ let out: string;
 beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm run build first (npm test does)`);
   h = await home();
-  await h.afs.createWorkspace("demo");
+  await h.afs.workspaces.create("demo");
   server = await serve(h, ["--auth", "none", "--host", "127.0.0.1", "--workspace", "demo"]);
   out = await mkdtemp(join(tmpdir(), "afs-conformance-"));
 });

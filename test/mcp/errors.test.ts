@@ -18,8 +18,8 @@ describe.each(testStores())("stdio errors on %s", (store) => {
   beforeAll(async () => {
     ensureBuilt();
     h = await newHome();
-    await h.afs.createWorkspace("demo");
-    const volume = await h.afs.volume("demo");
+    await h.afs.workspaces.create("demo");
+    const volume = await h.afs.workspaces.volume("demo");
     await write(volume, { path: "/twice.txt", content: "same\nother\nsame\n" });
     for (let i = 0; i < 5; i++) await write(volume, { path: `/many/f${i}.txt`, content: `needle ${i}\n`.repeat(3) });
     await write(volume, { path: "/big.txt", content: `${"x".repeat(99)}\n` });

@@ -28,13 +28,13 @@ let adminSecret: string;
 beforeAll(async () => {
   ensureBuilt();
   h = await home();
-  await h.afs.createWorkspace("base");
-  const volume = await h.afs.volume("base");
+  await h.afs.workspaces.create("base");
+  const volume = await h.afs.workspaces.volume("base");
   await write(volume, { path: "/app.txt", content: "checkpointed\n" });
-  await h.afs.createCheckpoint("base", { name: "v1" });
+  await h.afs.checkpoints.create("base", { name: "v1" });
   await write(volume, { path: "/app.txt", content: "live only\n" });
-  await h.afs.setTemplate("base", "starter");
-  await h.afs.createWorkspace("other");
+  await h.afs.workspaces.setTemplate("base", "starter");
+  await h.afs.workspaces.create("other");
   server = await serve(h);
   adminSecret = issue(h, ["--control-plane", "--profile", "admin-rw"]).secret;
   admin = await connectHttp(server.url, adminSecret);

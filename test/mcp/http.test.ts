@@ -28,8 +28,8 @@ beforeAll(async () => {
   ensureBuilt();
   h = await home();
   for (const ws of ["demo", "other"]) {
-    await h.afs.createWorkspace(ws);
-    await write(await h.afs.volume(ws), { path: "/readme.md", content: `# ${ws}\n` });
+    await h.afs.workspaces.create(ws);
+    await write(await h.afs.workspaces.volume(ws), { path: "/readme.md", content: `# ${ws}\n` });
   }
   server = await serve(h);
 });
@@ -99,8 +99,8 @@ describe("a workspace token", () => {
     expect(writeTool.status).toBe(403);
     const admin = await post(server.url, toolCall("workspace_delete", { workspace: "other" }), auth);
     expect(admin.status).toBe(403);
-    expect(await h.afs.getWorkspace("other")).toMatchObject({ name: "other" });
-    expect(await (await h.afs.volume("demo")).stat("/x")).toBeNull();
+    expect(await h.afs.workspaces.get("other")).toMatchObject({ name: "other" });
+    expect(await (await h.afs.workspaces.volume("demo")).stat("/x")).toBeNull();
 
     const s = await connectHttp(server.url, secret);
     expect(sorted(s.tools.map((t) => t.name))).toEqual(sorted(FILE_READS));
@@ -261,7 +261,7 @@ describe("separate servers", () => {
       const big = toolCall("file_write", { path: "/big", content: "x".repeat(5000) });
       const r = await post(small.url, big, { Authorization: `Bearer ${secret}` });
       expect(r.status).toBe(413);
-      expect(await (await h.afs.volume("demo")).stat("/big")).toBeNull();
+      expect(await (await h.afs.workspaces.volume("demo")).stat("/big")).toBeNull();
     } finally {
       await small.stop();
     }

@@ -63,8 +63,8 @@ describe.each(testStores())("on %s", (store) => {
     h = await newHome();
     for (const profile of Object.keys(EXPECTED)) {
       const ws = `ws-${profile}`;
-      await h.afs.createWorkspace(ws);
-      const volume = await h.afs.volume(ws);
+      await h.afs.workspaces.create(ws);
+      const volume = await h.afs.workspaces.volume(ws);
       for (const [path, content] of [
         ["/a.txt", "one\ntwo\nthree\n"],
         ["/mv.txt", "move me\n"],
@@ -72,7 +72,7 @@ describe.each(testStores())("on %s", (store) => {
       ]) {
         await write(volume, { path: path as string, content: content as string });
       }
-      await h.afs.createCheckpoint(ws, { name: "base" });
+      await h.afs.checkpoints.create(ws, { name: "base" });
     }
   });
   afterAll(() => h?.cleanup());
@@ -102,7 +102,7 @@ describe.each(testStores())("on %s", (store) => {
           }
         }
         // A refused write left nothing behind.
-        const wrote = await (await h.afs.volume(`ws-${profile}`)).stat("/w.txt");
+        const wrote = await (await h.afs.workspaces.volume(`ws-${profile}`)).stat("/w.txt");
         expect(wrote !== null).toBe(expected.includes("file_write") && !expected.includes("checkpoint_restore"));
         await s.close();
       });
@@ -112,7 +112,7 @@ describe.each(testStores())("on %s", (store) => {
       const s = await h.connect(["mcp", "--profile", "admin-rw", "--workspace", "ws-admin-rw"]);
       await expect(s.call("workspace_delete", { workspace: "ws-admin-rw" })).rejects.toThrow(/Unknown tool/);
       await expect(s.call("mcp_token_issue", { workspace: "ws-admin-rw" })).rejects.toThrow(/Unknown tool/);
-      expect(await h.afs.getWorkspace("ws-admin-rw")).toMatchObject({ name: "ws-admin-rw" });
+      expect(await h.afs.workspaces.get("ws-admin-rw")).toMatchObject({ name: "ws-admin-rw" });
       await s.close();
     });
   });

@@ -342,7 +342,7 @@ describe.each(testStores())("afs mcp tools on %s", (store) => {
   });
 
   it("the engine sees what the tools wrote", async () => {
-    const volume = await h.afs.volume("demo2");
+    const volume = await h.afs.workspaces.volume("demo2");
     expect((await volume.readFile("/wip.txt")).toString()).toBe("only in the fork\n");
   });
 });

@@ -66,7 +66,7 @@ describe("crash safety", () => {
       const { dir: home, cleanup } = await tempDir("afs-crash-");
       cleanups.push(cleanup);
       const setup = await Afs.open({ home, actor: "parent" });
-      await setup.createWorkspace("crash");
+      await setup.workspaces.create("crash");
       await setup.close();
 
       // What each path must hold now: the sha of its last acknowledged write (or of a newer
@@ -85,11 +85,11 @@ describe("crash safety", () => {
 
         const afs = await Afs.open({ home, actor: "checker" });
         try {
-          const fsck = await afs.fsck();
+          const fsck = await afs.maintenance.fsck();
           expect(fsck.problems, `run ${run} (${moment.label}): fsck problems`).toEqual([]);
           expect(fsck.ok).toBe(true);
 
-          const volume = await afs.volume("crash");
+          const volume = await afs.workspaces.volume("crash");
           const lost: string[] = [];
           for (const [path, sha] of expected) {
             const stat = await volume.stat(path);
@@ -107,7 +107,7 @@ describe("crash safety", () => {
           expect(lost, `run ${run} (${moment.label}): acknowledged writes lost`).toEqual([]);
 
           for (const name of checkpoints) {
-            expect((await afs.getCheckpoint("crash", name)).name, `run ${run}: checkpoint ${name}`).toBe(name);
+            expect((await afs.checkpoints.get("crash", name)).name, `run ${run}: checkpoint ${name}`).toBe(name);
           }
           // The workspace is still writable after the crash.
           await volume.writeFile("/after-crash.txt", Buffer.from(`run ${run}\n`), { op: "write" });

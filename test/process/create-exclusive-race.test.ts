@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { internalsOf } from "../../src/workspace/engine/internals.js";
 import { tempDir } from "../helpers/tmp.js";
 import { finish, type Message, startAt, Worker } from "./harness.js";
 
@@ -32,8 +33,8 @@ describe("create_exclusive across processes", () => {
       cleanups.push(cleanup);
       const afs = await Afs.open({ home, actor: "parent" });
       cleanups.push(() => afs.close());
-      await afs.createWorkspace("race");
-      const volume = await afs.volume("race");
+      await afs.workspaces.create("race");
+      const volume = await afs.workspaces.volume("race");
 
       const ids = Array.from({ length: PROCESSES }, (_, n) => `p${n}`);
       workers = ids.map((id) => Worker.spawn(id, "race", { home, workspace: "race", id, rounds: ROUNDS }));
@@ -68,13 +69,13 @@ describe("create_exclusive across processes", () => {
       await Promise.all(workers.map((w) => finish(w, ROUND_MS)));
 
       // The event log is the audit trail: one creation per path, never a second write over it.
-      const events = await afs.store.listEvents("race", 0, 100_000);
+      const events = await internalsOf(afs).store.listEvents("race", 0, 100_000);
       for (const path of paths) {
         const writes = events.filter((e) => e.path === path);
         expect(writes, `events for ${path}`).toHaveLength(1);
         expect(writes[0]?.oldHash, `events for ${path}`).toBeNull();
       }
-      const fsck = await afs.fsck();
+      const fsck = await afs.maintenance.fsck();
       expect(fsck.problems).toEqual([]);
       expect(fsck.ok).toBe(true);
     },

@@ -30,8 +30,8 @@ describe("read-modify-write from several processes", () => {
       cleanups.push(cleanup);
       const afs = await Afs.open({ home, actor: "parent" });
       cleanups.push(() => afs.close());
-      await afs.createWorkspace("edits");
-      const volume = await afs.volume("edits");
+      await afs.workspaces.create("edits");
+      const volume = await afs.workspaces.volume("edits");
       await volume.writeFile("/counter.txt", Buffer.from("0\n"), { op: "write" });
       await volume.writeFile("/log.txt", Buffer.from(LOG_END), { op: "write" });
 
@@ -65,7 +65,7 @@ describe("read-modify-write from several processes", () => {
         expect(own).toEqual(want.filter((l) => l.startsWith(`${id} `)));
       }
 
-      const fsck = await afs.fsck();
+      const fsck = await afs.maintenance.fsck();
       expect(fsck.problems).toEqual([]);
     },
     TEST_TIMEOUT_MS,

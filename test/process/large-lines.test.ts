@@ -125,7 +125,7 @@ it("answers windows of a 600 MiB file in a workspace and an attached directory, 
     const files = new AcpFiles({
       limits: resolveLimits({}, {}),
       approvals: new Approvals("deny"),
-      openVolume: () => engine.volume("big"),
+      openVolume: () => engine.workspaces.volume("big"),
     });
     const session = await files.addSession(async () => "s", src);
     const acpWindow = await files.readTextFile({
@@ -154,7 +154,7 @@ it("answers windows of a 600 MiB file in a workspace and an attached directory, 
   // The directory itself, attached to a workspace: reads go to the file on disk.
   const attacher = await Afs.open({ home: afs.home, actor: "tester" });
   try {
-    await attacher.attachDirectory(src, { workspace: "att" });
+    await attacher.attachments.attach(src, { workspace: "att" });
   } finally {
     await attacher.close();
   }

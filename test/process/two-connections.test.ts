@@ -6,6 +6,7 @@ import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { internalsOf } from "../../src/workspace/engine/internals.js";
 import { testStores } from "../contract/stores.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -45,8 +46,8 @@ describe.each(testStores())("a writer process and a checkpointing process on one
       const store = redis ? `${redis.url}?prefix=two${process.pid}` : undefined;
       const afs = await Afs.open({ home, actor: "parent", store });
       cleanups.push(() => afs.close());
-      await afs.createWorkspace("shared");
-      const volume = await afs.volume("shared");
+      await afs.workspaces.create("shared");
+      const volume = await afs.workspaces.volume("shared");
 
       const writer = Worker.spawn(
         "writer",
@@ -70,12 +71,12 @@ describe.each(testStores())("a writer process and a checkpointing process on one
       /** path → stamp sequence number of a checkpoint's files, after checking each is complete. */
       const readCheckpoint = async (name: string): Promise<Map<string, number>> => {
         const files = new Map<string, number>();
-        const { changes } = await afs.diff("shared", "initial", name);
+        const { changes } = await afs.checkpoints.diff("shared", "initial", name);
         for (const c of changes) {
           expect(c.status, `${name}: ${c.path} against the empty initial checkpoint`).toBe("added");
           if (c.kind === "dir") continue;
           expect(c.kind).toBe("file");
-          const blob = await afs.store.getBlob(String(c.new_sha256));
+          const blob = await internalsOf(afs).store.getBlob(String(c.new_sha256));
           expect(blob, `${name}: blob of ${c.path}`).not.toBeNull();
           const data = blob as Buffer;
           expect(sha256(data), `${name}: ${c.path} does not match its hash`).toBe(c.new_sha256);
@@ -105,7 +106,7 @@ describe.each(testStores())("a writer process and a checkpointing process on one
         }
 
         const name = `parent-${n}`;
-        const cp = await afs.createCheckpoint("shared", { name });
+        const cp = await afs.checkpoints.create("shared", { name });
         if (!cp.created) {
           const newest = Math.max(-1, ...before.values());
           await writer.waitFor((m) => m.t === "ack" && Number(m.i) > newest, 5_000, "another write");
@@ -121,7 +122,7 @@ describe.each(testStores())("a writer process and a checkpointing process on one
           for (const [path, i] of previous.files) {
             expect(files.get(path) ?? -1, `${name}: ${path} went back from ${previous.name}`).toBeGreaterThanOrEqual(i);
           }
-          const { changes } = await afs.diff("shared", previous.name, name);
+          const { changes } = await afs.checkpoints.diff("shared", previous.name, name);
           const changed = new Set(changes.filter((c) => c.kind === "file").map((c) => c.path));
           for (const [path, i] of files) {
             expect(changed.has(path), `${previous.name}→${name}: diff of ${path}`).toBe(previous.files.get(path) !== i);
@@ -140,11 +141,11 @@ describe.each(testStores())("a writer process and a checkpointing process on one
 
       // With the writer gone, the live state is exactly its last acknowledged writes.
       for (const [path, sha] of ackedSha) expect((await volume.stat(path))?.sha256, path).toBe(sha);
-      const last = await afs.createCheckpoint("shared", { name: "final" });
+      const last = await afs.checkpoints.create("shared", { name: "final" });
       expect(last.created).toBe(true);
       const files = await readCheckpoint("final");
       expect(files).toEqual(acked);
-      const fsck = await afs.fsck();
+      const fsck = await afs.maintenance.fsck();
       expect(fsck.problems).toEqual([]);
       expect(fsck.ok).toBe(true);
     },

@@ -126,7 +126,7 @@ async function crash(
     await say({ t: "ack", i, path, sha256: sha });
     if ((i + 1) % args.checkpointEvery === 0) {
       await say({ t: "checkpoint-start", i });
-      const cp = await afs.createCheckpoint(args.workspace, { name: `${args.id}-${i}` });
+      const cp = await afs.checkpoints.create(args.workspace, { name: `${args.id}-${i}` });
       await say({ t: "checkpoint-done", i, name: cp.checkpoint.name });
     }
   }
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
   const args = JSON.parse(raw ?? "{}") as Common & Record<string, number>;
   const afs = await Afs.open({ home: args.home, actor: `worker-${args.id}` });
   try {
-    const volume = await afs.volume(args.workspace);
+    const volume = await afs.workspaces.volume(args.workspace);
     switch (mode) {
       case "race":
         return await race(volume, { ...args, rounds: Number(args.rounds) });

@@ -200,14 +200,14 @@ async function inANewProcess(files: Record<string, Buffer>, fn: (afs: Afs, volum
   const { dir, cleanup } = await tempDir("afs-home-");
   try {
     const first = await Afs.open({ home: dir, actor: "test" });
-    await first.createWorkspace("w");
-    const v = await first.volume("w");
+    await first.workspaces.create("w");
+    const v = await first.workspaces.volume("w");
     for (const [path, data] of Object.entries(files)) await v.writeFile(path, data, { op: "write" });
     await grep(v, { pattern: "createHash" });
     await first.close();
     const again = await Afs.open({ home: dir, actor: "test" });
     try {
-      await fn(again, await again.volume("w"));
+      await fn(again, await again.workspaces.volume("w"));
     } finally {
       await again.close();
     }
@@ -229,8 +229,8 @@ describe("grep through the content index", () => {
     await fc.assert(
       fc.asyncProperty(corpus, fc.array(args, { minLength: 1, maxLength: 6 }), async (files, searches) => {
         const name = `p${serial++}`;
-        await afs.createWorkspace(name);
-        const volume = await afs.volume(name);
+        await afs.workspaces.create(name);
+        const volume = await afs.workspaces.volume(name);
         expect(volume.textIndex).toBeDefined();
         for (const [path, f] of files) {
           const eol = f.crlf ? "\r\n" : "\n";
@@ -251,7 +251,7 @@ describe("grep through the content index", () => {
   }, 120_000);
 
   it("finds lines in any block of a large file, numbered right, with or without a final newline", async () => {
-    const volume = await afs.volume((await afs.createWorkspace(`big${serial++}`)).name);
+    const volume = await afs.workspaces.volume((await afs.workspaces.create(`big${serial++}`)).name);
     const line = (i: number) => `line ${i} of filler text, function f${i}() { return ${i % 97}; }`;
     for (const [path, eol, final] of [
       ["/lf.js", "\n", true],
@@ -280,7 +280,7 @@ describe("grep through the content index", () => {
   });
 
   it("numbers lines right when a line ends exactly where its numbering marks fall (every KiB)", async () => {
-    const volume = await afs.volume((await afs.createWorkspace(`marks${serial++}`)).name);
+    const volume = await afs.workspaces.volume((await afs.workspaces.create(`marks${serial++}`)).name);
     for (const [path, eol] of [
       ["/lf.txt", "\n"],
       ["/crlf.txt", "\r\n"],
@@ -300,7 +300,7 @@ describe("grep through the content index", () => {
   });
 
   it("answers a pattern that makes a backtracking engine blow up, in bounded time, exactly", async () => {
-    const volume = await afs.volume((await afs.createWorkspace(`slow${serial++}`)).name);
+    const volume = await afs.workspaces.volume((await afs.workspaces.create(`slow${serial++}`)).name);
     // Every line holds the literal z, and (\w+\s?)+z backtracks exponentially on the a's after it.
     const lines = Array.from({ length: 3000 }, (_, i) => `z${"a".repeat(28)}! ${i % 50 === 0 ? "b z" : ""}`);
     await volume.writeFile("/slow.txt", Buffer.from(lines.join("\n")), { op: "write" });
@@ -313,9 +313,9 @@ describe("grep through the content index", () => {
   it("indexes identical content once for every workspace, and an edit re-indexes only the new blob", async () => {
     const { afs: home, cleanup: done } = await tempAfs();
     try {
-      const index = home.textIndex;
-      await home.createWorkspace("one");
-      const one = await home.volume("one");
+      const index = home.indexes.text;
+      await home.workspaces.create("one");
+      const one = await home.workspaces.volume("one");
       for (let i = 0; i < 5; i++) {
         await one.writeFile(`/f${i}.txt`, Buffer.from(`file ${i} says needle_${i}\n`), { op: "write" });
       }
@@ -325,11 +325,11 @@ describe("grep through the content index", () => {
       expect(await index.status()).toMatchObject({ texts: 6, binary: 1 });
 
       // A fork and a second workspace with the same bytes add nothing to index.
-      await home.forkWorkspace("one", "two");
-      await home.createWorkspace("three");
-      const three = await home.volume("three");
+      await home.workspaces.fork("one", "two");
+      await home.workspaces.create("three");
+      const three = await home.workspaces.volume("three");
       await three.writeFile("/elsewhere/copy.txt", Buffer.from("shared needle_x\n"), { op: "write" });
-      expect(await grep(await home.volume("two"), { pattern: "needle_x" })).toMatchObject({
+      expect(await grep(await home.workspaces.volume("two"), { pattern: "needle_x" })).toMatchObject({
         matches: [{ path: "/shared.txt" }],
       });
       expect(await grep(three, { pattern: "needle_x" })).toMatchObject({ matches: [{ path: "/elsewhere/copy.txt" }] });
@@ -340,7 +340,7 @@ describe("grep through the content index", () => {
       expect(await grep(one, { pattern: "fresh_word" })).toMatchObject({ matches: [{ path: "/f2.txt", line: 1 }] });
       expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
       expect(await grep(one, { pattern: "needle_2" })).toEqual({ mode: "matches", matches: [] });
-      expect(await grep(await home.volume("two"), { pattern: "needle_2" })).toMatchObject({
+      expect(await grep(await home.workspaces.volume("two"), { pattern: "needle_2" })).toMatchObject({
         matches: [{ path: "/f2.txt" }],
       });
       expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
@@ -353,14 +353,14 @@ describe("grep through the content index", () => {
     const { dir, cleanup: done } = await tempDir("afs-home-");
     try {
       const home = await Afs.open({ home: dir, actor: "test" });
-      await home.createWorkspace("w");
-      const v: Volume = await home.volume("w");
+      await home.workspaces.create("w");
+      const v: Volume = await home.workspaces.volume("w");
       await v.writeFile("/src/a.ts", Buffer.from("const needle = 1;\n"), { op: "write" });
       await v.writeFile("/docs/a.md", Buffer.from("a needle in the docs\n"), { op: "write" });
       await v.writeFile("/src/same.ts", Buffer.from("const needle = 1;\n"), { op: "write" });
-      await home.createCheckpoint("w", { name: "one" });
+      await home.checkpoints.create("w", { name: "one" });
       const paths = async (a: GrepArgs) => {
-        const r = await grep(await home.volume("w"), { files_with_matches: true, ...a });
+        const r = await grep(await home.workspaces.volume("w"), { files_with_matches: true, ...a });
         return r.mode === "files" ? r.files : [];
       };
       // A clean tree lists as the same array each time: what the search scope is kept by.
@@ -374,19 +374,21 @@ describe("grep through the content index", () => {
       // A live change, then the same change checkpointed, then a deletion, then a restore.
       await v.writeFile("/src/b.ts", Buffer.from("let needle;\n"), { op: "write" });
       expect(await paths({ pattern: "needle", include: "*.ts" })).toEqual(["/src/a.ts", "/src/b.ts", "/src/same.ts"]);
-      await home.createCheckpoint("w", { name: "two" });
+      await home.checkpoints.create("w", { name: "two" });
       expect(await paths({ pattern: "needle", include: "*.ts" })).toEqual(["/src/a.ts", "/src/b.ts", "/src/same.ts"]);
       await v.remove("/src/a.ts", {});
-      await home.createCheckpoint("w", { name: "three" });
+      await home.checkpoints.create("w", { name: "three" });
       expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/b.ts", "/src/same.ts"]);
-      await home.restoreCheckpoint("w", "one");
+      await home.checkpoints.restore("w", "one");
       expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/a.ts", "/src/same.ts"]);
       // Another process clears the index and indexes other content: ids held here are void.
       const other = await Afs.open({ home: dir, actor: "test" });
-      await other.textIndex.clear();
-      await other.createWorkspace("x");
-      await (await other.volume("x")).writeFile("/x.txt", Buffer.from("not here\n"), { op: "write" });
-      expect(await grep(await other.volume("x"), { pattern: "here" })).toMatchObject({ matches: [{ path: "/x.txt" }] });
+      await other.indexes.text.clear();
+      await other.workspaces.create("x");
+      await (await other.workspaces.volume("x")).writeFile("/x.txt", Buffer.from("not here\n"), { op: "write" });
+      expect(await grep(await other.workspaces.volume("x"), { pattern: "here" })).toMatchObject({
+        matches: [{ path: "/x.txt" }],
+      });
       await other.close();
       expect(await paths({ pattern: "needle" })).toEqual(["/docs/a.md", "/src/a.ts", "/src/same.ts"]);
       expect(await paths({ pattern: "here" })).toEqual([]);
@@ -413,7 +415,7 @@ describe("grep through the content index", () => {
       files[path] = Buffer.from(path === "/bom.js" ? `\uFEFF${body}${eol}` : body);
     }
     await inANewProcess(files, async (again, w) => {
-      const runs = vi.spyOn(again.textIndex, "runs");
+      const runs = vi.spyOn(again.indexes.text, "runs");
       const searches: GrepArgs[] = [
         { pattern: "createHash" },
         { pattern: "f151250()" },
@@ -440,7 +442,7 @@ describe("grep through the content index", () => {
     );
     await inANewProcess({ "/big.js": Buffer.from(`${lines.join("\n")}\n`) }, async (again, w) => {
       const big = (await w.stat("/big.js"))?.sha256 as string;
-      const runs = vi.spyOn(again.textIndex, "runs");
+      const runs = vi.spyOn(again.indexes.text, "runs");
       const answers: [GrepArgs, GrepResult][] = [];
       for (const a of [{ pattern: "createHash" }, { pattern: "f120007()" }] as GrepArgs[]) {
         answers.push([a, await grep(w, a)]);
@@ -452,7 +454,7 @@ describe("grep through the content index", () => {
         [big, expect.any(Array)],
       ]);
       // Asked twice, the text is then read whole in the background, and the next search finds it in memory.
-      await again.textIndex.warmed();
+      await again.indexes.text.warmed();
       runs.mockClear();
       const count: GrepArgs = { pattern: "createHash", count: true };
       answers.push([count, await grep(w, count)]);
@@ -465,36 +467,39 @@ describe("grep through the content index", () => {
     const { dir, cleanup: done } = await tempDir("afs-home-");
     try {
       const first = await Afs.open({ home: dir, actor: "test" });
-      await first.createWorkspace("w");
-      const v = await first.volume("w");
+      await first.workspaces.create("w");
+      const v = await first.workspaces.volume("w");
       await v.writeFile("/a.txt", Buffer.from("alpha beta gamma\n"), { op: "write" });
       await v.writeFile("/b.txt", Buffer.from("delta epsilon\n"), { op: "write" });
       const hashes: string[] = [];
       for await (const s of v.walk("/")) if (s.sha256) hashes.push(s.sha256);
-      expect(await first.textIndex.build(hashes)).toEqual({ indexed: 2, bytes: 31, skipped: 0 });
+      expect(await first.indexes.text.build(hashes)).toEqual({ indexed: 2, bytes: 31, skipped: 0 });
       await first.close();
       const again = await Afs.open({ home: dir, actor: "test" });
-      expect(await again.textIndex.build(hashes)).toEqual({ indexed: 0, bytes: 0, skipped: 0 });
+      expect(await again.indexes.text.build(hashes)).toEqual({ indexed: 0, bytes: 0, skipped: 0 });
       // A cleared index starts again from nothing, and searches still find everything.
-      await again.textIndex.clear();
-      expect(await again.textIndex.status()).toMatchObject({ texts: 0, binary: 0 });
-      expect(await grep(await again.volume("w"), { pattern: "gamma" })).toMatchObject({
+      await again.indexes.text.clear();
+      expect(await again.indexes.text.status()).toMatchObject({ texts: 0, binary: 0 });
+      expect(await grep(await again.workspaces.volume("w"), { pattern: "gamma" })).toMatchObject({
         matches: [{ path: "/a.txt" }],
       });
-      expect(await again.textIndex.status()).toMatchObject({ texts: 2 });
+      expect(await again.indexes.text.status()).toMatchObject({ texts: 2 });
       // Another process clearing and rebuilding reuses row ids: this one must not trust its old ones.
       const other = await Afs.open({ home: dir, actor: "test" });
-      await other.textIndex.clear();
-      await other.createWorkspace("x");
-      const ox = await other.volume("x");
+      await other.indexes.text.clear();
+      await other.workspaces.create("x");
+      const ox = await other.workspaces.volume("x");
       await ox.writeFile("/zeta.txt", Buffer.from("zeta only here\n"), { op: "write" });
       expect(await grep(ox, { pattern: "zeta" })).toMatchObject({ matches: [{ path: "/zeta.txt" }] });
       await other.close();
-      expect(await grep(await again.volume("w"), { pattern: "alpha" })).toMatchObject({
+      expect(await grep(await again.workspaces.volume("w"), { pattern: "alpha" })).toMatchObject({
         matches: [{ path: "/a.txt" }],
       });
-      expect(await grep(await again.volume("w"), { pattern: "zeta" })).toEqual({ mode: "matches", matches: [] });
-      expect(await grep(await again.volume("w"), { pattern: "EPSILON", ignore_case: true })).toMatchObject({
+      expect(await grep(await again.workspaces.volume("w"), { pattern: "zeta" })).toEqual({
+        mode: "matches",
+        matches: [],
+      });
+      expect(await grep(await again.workspaces.volume("w"), { pattern: "EPSILON", ignore_case: true })).toMatchObject({
         matches: [{ path: "/b.txt", line: 1, text: "delta epsilon" }],
       });
       await again.close();

@@ -41,12 +41,12 @@ let forks = 0;
 /** The workspace's recorded live state (through a fork, which reads the store, not the directory). */
 async function live(name: string): Promise<Record<string, string>> {
   const copy = `copy-${forks++}`;
-  await afs.forkWorkspace(name, copy);
-  const v = await afs.volume(copy);
+  await afs.workspaces.fork(name, copy);
+  const v = await afs.workspaces.volume(copy);
   const out: Record<string, string> = {};
   for await (const s of v.walk("/"))
     if (s.kind === "file") out[s.path.slice(1)] = (await v.readFile(s.path)).toString();
-  await afs.deleteWorkspace(copy);
+  await afs.workspaces.delete(copy);
   return out;
 }
 
@@ -63,7 +63,7 @@ describe("AttachedSession", () => {
       expect(cp).toMatchObject({ kind: "auto", description: "turn 1" });
       expect(await live("proj")).toEqual({ "a.txt": "a2", "sub/b.txt": "b" });
       expect(await session.checkpointTurn()).toBeNull();
-      expect((await afs.listCheckpoints("proj")).length).toBe(2);
+      expect((await afs.checkpoints.list("proj")).length).toBe(2);
       const r = await session.record();
       expect(r).toMatchObject({ full: false, examined: 0 });
     } finally {
@@ -102,10 +102,10 @@ describe("AttachedSession", () => {
           const watched = await session.record();
           expect(watched.full).toBe(false);
           // A second workspace attached to a copy-free full record of the same directory.
-          await afs.detachDirectory(session.workspace);
-          await afs.forkWorkspace(session.workspace, twin);
-          await afs.attachDirectory(root, { workspace: twin, adopt: true });
-          const full = await afs.recordDirectory(twin);
+          await afs.attachments.detach(session.workspace);
+          await afs.workspaces.fork(session.workspace, twin);
+          await afs.attachments.attach(root, { workspace: twin, adopt: true });
+          const full = await afs.attachments.record(twin);
           expect({ added: full.added, modified: full.modified, deleted: full.deleted }).toEqual({
             added: 0,
             modified: 0,
@@ -113,7 +113,7 @@ describe("AttachedSession", () => {
           });
         } finally {
           session.close();
-          await afs.detachDirectory(twin);
+          await afs.attachments.detach(twin);
         }
       }),
       { numRuns: 25 },
@@ -128,9 +128,9 @@ describe("exportWorkspace with force", () => {
     await put(".gitignore", "*.log\n");
     const session = await AttachedSession.open(afs, dir);
     try {
-      const before = await afs.createCheckpoint("proj", { name: "before" });
+      const before = await afs.checkpoints.create("proj", { name: "before" });
       expect(before.created).toBe(false); // the import is already a checkpoint
-      const start = (await afs.getWorkspace("proj")).head;
+      const start = (await afs.workspaces.get("proj")).head;
       await put("keep.txt", "v2");
       await rm(join(dir, "old.txt"));
       await put("added/new.txt", "new");
@@ -138,7 +138,7 @@ describe("exportWorkspace with force", () => {
       const turn = await session.checkpointTurn();
       expect(turn).not.toBeNull();
 
-      const undo = await afs.exportWorkspace("proj", dir, { checkpoint: start, force: true });
+      const undo = await afs.workspaces.export("proj", dir, { checkpoint: start, force: true });
       expect(undo.safety).toBeNull(); // the turn's checkpoint already holds what the directory held
       expect(await disk(dir)).toEqual({
         ".gitignore": "*.log\n",
@@ -148,11 +148,11 @@ describe("exportWorkspace with force", () => {
       });
       expect((await readdir(dir)).includes("added")).toBe(false);
       expect(await session.record()).toMatchObject({ added: 0, modified: 0, deleted: 0 });
-      expect((await afs.getWorkspace("proj")).dirty).toBe(false);
+      expect((await afs.workspaces.get("proj")).dirty).toBe(false);
 
       // A change made after the undo is kept as a safety checkpoint by the redo.
       await put("keep.txt", "v3");
-      const redo = await afs.exportWorkspace("proj", dir, { checkpoint: turn?.name as string, force: true });
+      const redo = await afs.workspaces.export("proj", dir, { checkpoint: turn?.name as string, force: true });
       expect(redo.safety?.kind).toBe("safety");
       expect(await disk(dir)).toMatchObject({
         "keep.txt": "v2",
@@ -160,7 +160,7 @@ describe("exportWorkspace with force", () => {
         "debug.log": "ignored, survives",
       });
       expect(await session.checkpointTurn()).toBeNull();
-      await afs.exportWorkspace("proj", dir, { checkpoint: redo.safety?.name as string, force: true });
+      await afs.workspaces.export("proj", dir, { checkpoint: redo.safety?.name as string, force: true });
       expect((await disk(dir))["keep.txt"]).toBe("v3");
     } finally {
       session.close();
@@ -168,18 +168,18 @@ describe("exportWorkspace with force", () => {
   });
 
   it("keeps a foreign directory's content as a safety checkpoint and still refuses it without force", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     await v.writeFile("/a.txt", Buffer.from("from workspace"), { op: "write" });
-    await afs.createCheckpoint("w", { name: "one" });
+    await afs.checkpoints.create("w", { name: "one" });
     await put("mine.txt", "mine");
-    await expect(afs.exportWorkspace("w", dir, { checkpoint: "one" })).rejects.toMatchObject({
+    await expect(afs.workspaces.export("w", dir, { checkpoint: "one" })).rejects.toMatchObject({
       code: "ALREADY_EXISTS",
     });
-    const result = await afs.exportWorkspace("w", dir, { checkpoint: "one", force: true });
+    const result = await afs.workspaces.export("w", dir, { checkpoint: "one", force: true });
     expect(await disk(dir)).toEqual({ "a.txt": "from workspace" });
-    expect((await afs.getWorkspace("w")).head).toBe("one");
-    await afs.exportWorkspace("w", dir, { checkpoint: result.safety?.name as string, force: true });
+    expect((await afs.workspaces.get("w")).head).toBe("one");
+    await afs.workspaces.export("w", dir, { checkpoint: result.safety?.name as string, force: true });
     expect(await disk(dir)).toEqual({ "mine.txt": "mine" });
   });
 });
@@ -194,8 +194,8 @@ describe("the attached volume", () => {
       await put(name, text);
       await utimes(join(dir, name), old, old);
     }
-    await afs.attachDirectory(dir);
-    const v = await afs.volume("proj");
+    await afs.attachments.attach(dir);
+    const v = await afs.workspaces.volume("proj");
     const hashOf = async (path: string): Promise<Hash | undefined> => {
       const file = await v.openFile(path);
       try {
@@ -218,11 +218,11 @@ describe("the attached volume", () => {
       await put(`src/f${i}.ts`, `export const v${i} = ${i};\n`);
       await utimes(join(dir, `src/f${i}.ts`), old, old);
     }
-    await afs.attachDirectory(dir);
-    const v = await afs.volume("proj");
+    await afs.attachments.attach(dir);
+    const v = await afs.workspaces.volume("proj");
     expect(v.label).toMatch(/proj/);
     const w = await v.writeFile("/src/new.ts", Buffer.from("export const needle = 1;\n"), { op: "write" });
-    expect(w.revision).toBe((await afs.getWorkspace("proj")).revision);
+    expect(w.revision).toBe((await afs.workspaces.get("proj")).revision);
     expect(await readFile(join(dir, "src/new.ts"), "utf8")).toBe("export const needle = 1;\n");
     expect((await live("proj"))["src/new.ts"]).toBe("export const needle = 1;\n");
     // Changed on disk behind the workspace's back: not hashed, so read by grep.

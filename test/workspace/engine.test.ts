@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Volume } from "../../src/volume/volume.js";
 import type { Afs } from "../../src/workspace/afs.js";
+import { internalsOf } from "../../src/workspace/engine/internals.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
 
 const text = (s: string) => Buffer.from(s);
@@ -24,128 +25,129 @@ afterEach(() => cleanup());
 
 describe("workspaces", () => {
   it("creates, lists, shows and deletes", async () => {
-    const info = await afs.createWorkspace("demo", { description: "a demo" });
+    const info = await afs.workspaces.create("demo", { description: "a demo" });
     expect(info).toMatchObject({ name: "demo", description: "a demo", head: "initial", dirty: false });
-    await expect(afs.createWorkspace("demo")).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
-    await expect(afs.createWorkspace("bad name")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-    expect((await afs.listWorkspaces()).map((w) => w.name)).toEqual(["demo"]);
-    await afs.deleteWorkspace("demo");
-    await expect(afs.getWorkspace("demo")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(afs.workspaces.create("demo")).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
+    await expect(afs.workspaces.create("bad name")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect((await afs.workspaces.list()).map((w) => w.name)).toEqual(["demo"]);
+    await afs.workspaces.delete("demo");
+    await expect(afs.workspaces.get("demo")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("fork includes live changes and then diverges", async () => {
-    await afs.createWorkspace("src");
-    const v = await afs.volume("src");
+    await afs.workspaces.create("src");
+    const v = await afs.workspaces.volume("src");
     await put(v, "/a.txt", "one");
-    await afs.createCheckpoint("src");
+    await afs.checkpoints.create("src");
     await put(v, "/b/c.txt", "live");
-    await afs.forkWorkspace("src", "copy");
-    const f = await afs.volume("copy");
+    await afs.workspaces.fork("src", "copy");
+    const f = await afs.workspaces.volume("copy");
     expect(await tree(f)).toEqual({ "/a.txt": "one", "/b": "<dir>", "/b/c.txt": "live" });
     await put(f, "/a.txt", "changed in fork");
     expect(await cat(v, "/a.txt")).toBe("one");
-    expect((await afs.getWorkspace("src")).dirty).toBe(true);
+    expect((await afs.workspaces.get("src")).dirty).toBe(true);
   });
 });
 
 describe("checkpoints", () => {
   it("creates, lists newest first, and returns head when clean", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
-    const clean = await afs.createCheckpoint("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
+    const clean = await afs.checkpoints.create("w");
     expect(clean).toMatchObject({ created: false, checkpoint: { name: "initial" } });
     await put(v, "/x", "1");
-    const first = await afs.createCheckpoint("w", { name: "first" });
+    const first = await afs.checkpoints.create("w", { name: "first" });
     expect(first).toMatchObject({ created: true, checkpoint: { name: "first", kind: "manual" } });
     await put(v, "/x", "2");
-    const second = await afs.createCheckpoint("w");
+    const second = await afs.checkpoints.create("w");
     expect(second.created).toBe(true);
-    expect((await afs.listCheckpoints("w")).map((c) => c.name)).toEqual([second.checkpoint.name, "first", "initial"]);
-    await expect(afs.createCheckpoint("w", { name: "first" })).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
+    expect((await afs.checkpoints.list("w")).map((c) => c.name)).toEqual([second.checkpoint.name, "first", "initial"]);
+    await expect(afs.checkpoints.create("w", { name: "first" })).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
     // Writing back the same content is no change at all.
     await put(v, "/x", "2");
-    expect((await afs.createCheckpoint("w")).created).toBe(false);
-    expect((await afs.getWorkspace("w")).dirty).toBe(false);
+    expect((await afs.checkpoints.create("w")).created).toBe(false);
+    expect((await afs.workspaces.get("w")).dirty).toBe(false);
   });
 
   it("restore brings back the old state and saves a dirty live state as a safety checkpoint", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     await put(v, "/keep.txt", "v1");
-    await afs.createCheckpoint("w", { name: "v1" });
+    await afs.checkpoints.create("w", { name: "v1" });
     await put(v, "/keep.txt", "v2");
     await put(v, "/new/deep/file.txt", "new");
-    const restored = await afs.restoreCheckpoint("w", "v1");
+    const restored = await afs.checkpoints.restore("w", "v1");
     expect(restored.safety?.kind).toBe("safety");
     expect(await tree(v)).toEqual({ "/keep.txt": "v1" });
     // The safety checkpoint holds what was live.
-    await afs.restoreCheckpoint("w", restored.safety?.name as string);
+    await afs.checkpoints.restore("w", restored.safety?.name as string);
     expect(await cat(v, "/new/deep/file.txt")).toBe("new");
     // A clean restore makes no safety checkpoint.
-    expect((await afs.restoreCheckpoint("w", "v1")).safety).toBeNull();
-    await expect(afs.restoreCheckpoint("w", "nope")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await afs.checkpoints.restore("w", "v1")).safety).toBeNull();
+    await expect(afs.checkpoints.restore("w", "nope")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("deletes a checkpoint but never the head", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     await put(v, "/f", "1");
-    await afs.createCheckpoint("w", { name: "one" });
-    await expect(afs.deleteCheckpoint("w", "one")).rejects.toMatchObject({ code: "CONFLICT" });
-    await afs.deleteCheckpoint("w", "initial");
-    expect((await afs.listCheckpoints("w")).map((c) => c.name)).toEqual(["one"]);
+    await afs.checkpoints.create("w", { name: "one" });
+    await expect(afs.checkpoints.delete("w", "one")).rejects.toMatchObject({ code: "CONFLICT" });
+    await afs.checkpoints.delete("w", "initial");
+    expect((await afs.checkpoints.list("w")).map((c) => c.name)).toEqual(["one"]);
   });
 
   it("diffs checkpoints and the live state with renames and hunks", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     await put(v, "/src/a.ts", "line1\nline2\nline3\n");
     await put(v, "/src/old-name.ts", "moved content\n");
     await put(v, "/gone.txt", "bye\n");
-    await afs.createCheckpoint("w", { name: "base" });
+    await afs.checkpoints.create("w", { name: "base" });
     await put(v, "/src/a.ts", "line1\nLINE2\nline3\n");
     await v.rename("/src/old-name.ts", "/lib/new-name.ts", {});
     await v.remove("/gone.txt", {});
     await put(v, "/added.md", "# hi\n");
-    const d = await afs.diff("w", "base");
+    const d = await afs.checkpoints.diff("w", "base");
     expect(d.summary).toEqual({ added: 1, modified: 1, deleted: 1, renamed: 1 });
     const byPath = Object.fromEntries(d.changes.map((c) => [c.path, c]));
     expect(byPath["/lib/new-name.ts"]).toMatchObject({ status: "renamed", old_path: "/src/old-name.ts" });
     expect(byPath["/src/a.ts"]?.patch).toContain("-line2\n+LINE2");
-    await afs.createCheckpoint("w", { name: "next" });
-    expect((await afs.diff("w", "base", "next")).summary).toEqual(d.summary);
-    expect((await afs.diff("w", "next")).changes).toEqual([]);
+    await afs.checkpoints.create("w", { name: "next" });
+    expect((await afs.checkpoints.diff("w", "base", "next")).summary).toEqual(d.summary);
+    expect((await afs.checkpoints.diff("w", "next")).changes).toEqual([]);
   });
 });
 
 describe("live state", () => {
   it("renames a directory with live changes below it, and deletes and recreates", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     await put(v, "/d/a.txt", "a");
     await put(v, "/d/sub/b.txt", "b");
-    await afs.createCheckpoint("w");
+    await afs.checkpoints.create("w");
     await put(v, "/d/sub/c.txt", "c");
     await v.remove("/d/a.txt", {});
     await v.rename("/d", "/e", {});
     expect(await tree(v)).toEqual({ "/e": "<dir>", "/e/sub": "<dir>", "/e/sub/b.txt": "b", "/e/sub/c.txt": "c" });
-    await afs.createCheckpoint("w");
+    await afs.checkpoints.create("w");
     expect(await tree(v)).toEqual({ "/e": "<dir>", "/e/sub": "<dir>", "/e/sub/b.txt": "b", "/e/sub/c.txt": "c" });
     await v.remove("/e", { recursive: true });
     await put(v, "/e/fresh.txt", "fresh");
     expect(await tree(v)).toEqual({ "/e": "<dir>", "/e/fresh.txt": "fresh" });
-    await afs.createCheckpoint("w");
+    await afs.checkpoints.create("w");
     expect(await tree(v)).toEqual({ "/e": "<dir>", "/e/fresh.txt": "fresh" });
   });
 
   it("walks reuse unchanged subtrees and still see every change, from this and another handle", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     for (const p of ["/a/b/c/one.txt", "/a/b/two.txt", "/a/x/three.txt", "/top.txt"]) await put(v, p, p);
-    await afs.createCheckpoint("w", { name: "base" });
+    await afs.checkpoints.create("w", { name: "base" });
     const paths = async () => {
       const out: string[] = [];
-      for await (const s of (await afs.volume("w")).walk("/")) out.push(`${s.path}:${s.sha256?.slice(0, 6) ?? "dir"}`);
+      for await (const s of (await afs.workspaces.volume("w")).walk("/"))
+        out.push(`${s.path}:${s.sha256?.slice(0, 6) ?? "dir"}`);
       return out;
     };
     const before = await paths();
@@ -161,17 +163,17 @@ describe("live state", () => {
     );
     // A second engine on the same store (another process, in effect) changes the live state.
     const { Afs } = await import("../../src/workspace/afs.js");
-    const other = await Afs.open({ home: afs.home, store: afs.store.url });
-    await (await other.volume("w")).rename("/a/b", "/a/moved", {});
+    const other = await Afs.open({ home: afs.home, store: afs.storeUrl });
+    await (await other.workspaces.volume("w")).rename("/a/b", "/a/moved", {});
     await other.close();
     expect((await paths()).filter((p) => p.startsWith("/a/b"))).toEqual([]);
-    await afs.restoreCheckpoint("w", "base");
+    await afs.checkpoints.restore("w", "base");
     expect(await paths()).toEqual(before);
   });
 
   it("refuses to write under a file and over a directory", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     await put(v, "/f", "x");
     await expect(put(v, "/f/g", "y")).rejects.toMatchObject({ code: "INVALID_PATH" });
     await put(v, "/d/x", "x");
@@ -181,12 +183,12 @@ describe("live state", () => {
   });
 
   it("records an event for every mutation", async () => {
-    await afs.createWorkspace("w");
-    const v = await afs.volume("w");
+    await afs.workspaces.create("w");
+    const v = await afs.workspaces.volume("w");
     const r1 = await put(v, "/a", "1");
     const r2 = await put(v, "/a", "2");
     expect(r2.revision).toBe(r1.revision + 1);
-    const events = await afs.store.listEvents("w", 0, 100);
+    const { events } = await afs.events.list("w", { limit: 100 });
     expect(events.map((e) => [e.seq, e.op, e.path])).toEqual([
       [1, "write", "/a"],
       [2, "write", "/a"],
@@ -200,27 +202,27 @@ describe("content addressing", () => {
   it("stores identical content once across workspaces and checkpoints, and gc frees the rest", async () => {
     const countBlobs = async () => {
       let n = 0;
-      for await (const _ of afs.store.listObjects("blob")) n++;
+      for await (const _ of internalsOf(afs).store.listObjects("blob")) n++;
       return n;
     };
-    await afs.createWorkspace("a");
-    await afs.createWorkspace("b");
-    const va = await afs.volume("a");
-    const vb = await afs.volume("b");
+    await afs.workspaces.create("a");
+    await afs.workspaces.create("b");
+    const va = await afs.workspaces.volume("a");
+    const vb = await afs.workspaces.volume("b");
     const before = await countBlobs();
     await put(va, "/one.txt", "same bytes");
     await put(va, "/two.txt", "same bytes");
-    await afs.createCheckpoint("a");
+    await afs.checkpoints.create("a");
     await put(vb, "/elsewhere/three.txt", "same bytes");
-    await afs.forkWorkspace("a", "c");
+    await afs.workspaces.fork("a", "c");
     expect((await countBlobs()) - before).toBe(1);
     await put(vb, "/unique.txt", "only in b");
     expect((await countBlobs()) - before).toBe(2);
-    await afs.deleteWorkspace("b");
-    const gc = await afs.gc({ graceMs: 0 });
+    await afs.workspaces.delete("b");
+    const gc = await afs.maintenance.gc({ graceMs: 0 });
     expect(gc.blobs_deleted).toBe(1);
     expect(await cat(va, "/one.txt")).toBe("same bytes");
-    expect((await afs.fsck()).ok).toBe(true);
+    expect((await afs.maintenance.fsck()).ok).toBe(true);
   });
 });
 
@@ -240,9 +242,9 @@ describe("import and export", () => {
       await writeFile(join(src.dir, "node_modules/x/index.js"), "no");
       await writeFile(join(src.dir, "run.sh"), "#!/bin/sh\n", { mode: 0o755 });
       await symlink("src/main.ts", join(src.dir, "link"));
-      const result = await afs.importDirectory("imp", src.dir);
+      const result = await afs.workspaces.import("imp", src.dir);
       expect(result.files).toBe(5); // .gitignore, .afsignore, main.ts, deep.bin, run.sh
-      const v = await afs.volume("imp");
+      const v = await afs.workspaces.volume("imp");
       const paths = Object.keys(await tree(v)).sort();
       expect(paths).toEqual([
         "/.gitignore",
@@ -255,14 +257,14 @@ describe("import and export", () => {
         "/src/nested/deep.bin",
       ]);
       expect((await v.stat("/link"))?.target).toBe("src/main.ts");
-      expect((await afs.listCheckpoints("imp"))[0]?.kind).toBe("import");
+      expect((await afs.checkpoints.list("imp"))[0]?.kind).toBe("import");
       await put(v, "/live.txt", "live");
       const exported = join(out.dir, "x");
-      await afs.exportWorkspace("imp", exported);
+      await afs.workspaces.export("imp", exported);
       expect(await readFile(join(exported, "src/nested/deep.bin"))).toEqual(Buffer.from([0, 1, 2, 255]));
       expect(await readFile(join(exported, "live.txt"), "utf8")).toBe("live");
-      await expect(afs.exportWorkspace("imp", exported)).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
-      await afs.exportWorkspace("imp", join(out.dir, "y"), { checkpoint: "import" });
+      await expect(afs.workspaces.export("imp", exported)).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
+      await afs.workspaces.export("imp", join(out.dir, "y"), { checkpoint: "import" });
       await expect(readFile(join(out.dir, "y/live.txt"))).rejects.toThrow();
     } finally {
       await src.cleanup();
@@ -276,12 +278,12 @@ describe("integrity", () => {
     const src = await tempDir();
     try {
       await writeFile(join(src.dir, "a.txt"), "a");
-      await afs.importDirectory("imp", src.dir);
-      const v = await afs.volume("imp");
+      await afs.workspaces.import("imp", src.dir);
+      const v = await afs.workspaces.volume("imp");
       await v.mkdir("/empty");
-      expect(await afs.fsck()).toMatchObject({ ok: true, problems: [] });
-      await afs.gc({ graceMs: 0 });
-      expect(await afs.fsck()).toMatchObject({ ok: true, problems: [] });
+      expect(await afs.maintenance.fsck()).toMatchObject({ ok: true, problems: [] });
+      await afs.maintenance.gc({ graceMs: 0 });
+      expect(await afs.maintenance.fsck()).toMatchObject({ ok: true, problems: [] });
     } finally {
       await src.cleanup();
     }

@@ -9,7 +9,6 @@ import { write } from "../../src/ops/write.js";
 import { indexDbPath } from "../../src/store/index-db.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
-import { buildIndexes, indexStatus } from "../../src/workspace/search-indexes.js";
 import { writeTinyModel } from "../helpers/tiny-embedding-model.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
 
@@ -69,23 +68,23 @@ describe("gc prunes the search indexes", () => {
     const t = await tempAfs();
     cleanups.push(t.cleanup);
     ({ afs, home } = t);
-    await afs.createWorkspace("alpha");
-    await afs.createWorkspace("beta");
+    await afs.workspaces.create("alpha");
+    await afs.workspaces.create("beta");
   });
 
   it("drops rows of deleted blobs only; warm processes answer exactly, also after ids are reused", async () => {
-    await seed(await afs.volume("alpha"), KEEP);
-    await seed(await afs.volume("beta"), GONE);
-    await buildIndexes(afs, [], { embeddings: true });
-    const before = await indexStatus(afs);
+    await seed(await afs.workspaces.volume("alpha"), KEEP);
+    await seed(await afs.workspaces.volume("beta"), GONE);
+    await afs.indexes.build([], { embeddings: true });
+    const before = await afs.indexes.status();
     expect(before.stored).toEqual({ blobs: 5, chunks: 5, vectors: 5 });
     expect(before.text.texts).toBe(5);
 
     // Another process (its own connection and caches), warmed on both workspaces.
     other = await Afs.open({ home, actor: "other" });
     cleanups.push(() => other.close());
-    const alpha = await other.volume("alpha");
-    const beta = await other.volume("beta");
+    const alpha = await other.workspaces.volume("alpha");
+    const beta = await other.workspaces.volume("beta");
     const expected = {
       wind: ["/sky.md"],
       the: ["/money.md", "/pets.md"],
@@ -96,16 +95,16 @@ describe("gc prunes the search indexes", () => {
     expect(await grepFiles(beta, "compiler")).toEqual(["/code.md"]);
     expect(await ranked(beta, "compiler", "keyword")).toEqual(["/code.md"]);
 
-    await afs.deleteWorkspace("beta");
-    const gc = await afs.gc({ graceMs: 0 });
+    await afs.workspaces.delete("beta");
+    const gc = await afs.maintenance.gc({ graceMs: 0 });
     expect(gc.blobs_deleted).toBe(2);
     expect(gc.index_pruned).toEqual({ text_blobs: 2, query_blobs: 2, chunks: 2, vectors: 2 });
-    const after = await indexStatus(afs);
+    const after = await afs.indexes.status();
     expect(after.stored).toEqual({ blobs: 3, chunks: 3, vectors: 3 });
     expect(after.text.texts).toBe(3);
     expect(await answers(alpha)).toEqual(expected);
-    expect(await answers(await afs.volume("alpha"))).toEqual(expected);
-    expect((await afs.gc({ graceMs: 0 })).index_pruned).toEqual({
+    expect(await answers(await afs.workspaces.volume("alpha"))).toEqual(expected);
+    expect((await afs.maintenance.gc({ graceMs: 0 })).index_pruned).toEqual({
       text_blobs: 0,
       query_blobs: 0,
       chunks: 0,
@@ -114,7 +113,7 @@ describe("gc prunes the search indexes", () => {
 
     // New blobs take the pruned row ids; one of them is a pruned content again, which the warm
     // process had cached under its old id.
-    const writer = await afs.volume("alpha");
+    const writer = await afs.workspaces.volume("alpha");
     await seed(writer, { "/new.md": "# Deploy\n\nthe server deploy\n", "/again.md": GONE["/code.md"] });
     expect(await grepFiles(writer, "deploy")).toEqual(["/new.md"]);
     expect(await ranked(writer, "deploy server", "keyword")).toEqual(["/new.md"]);
@@ -123,15 +122,15 @@ describe("gc prunes the search indexes", () => {
     expect(await ranked(alpha, "compiler", "keyword")).toEqual(["/again.md"]);
     expect(await ranked(alpha, "deploy", "keyword")).toEqual(["/new.md"]);
     expect((await answers(alpha)).wind).toEqual(["/sky.md"]);
-    expect((await indexStatus(other)).stored).toEqual({ blobs: 5, chunks: 5, vectors: 5 });
+    expect((await other.indexes.status()).stored).toEqual({ blobs: 5, chunks: 5, vectors: 5 });
   });
 
   it("does not create the index file just to prune it", async () => {
-    await seed(await afs.volume("beta"), GONE);
-    await afs.deleteWorkspace("beta");
-    const gc = await afs.gc({ graceMs: 0 });
+    await seed(await afs.workspaces.volume("beta"), GONE);
+    await afs.workspaces.delete("beta");
+    const gc = await afs.maintenance.gc({ graceMs: 0 });
     expect(gc.blobs_deleted).toBe(3);
     expect(gc.index_pruned).toBeUndefined();
-    expect(existsSync(indexDbPath(afs.store.url, home))).toBe(false);
+    expect(existsSync(indexDbPath(afs.storeUrl, home))).toBe(false);
   });
 });

@@ -34,20 +34,20 @@ describe("large files", () => {
     const files = new Map(SIZES.map((size) => [`f${size}.bin`, randomBytes(size)]));
     await mkdir(join(dir, "src"));
     for (const [name, data] of files) await writeFile(join(dir, "src", name), data);
-    await afs.importDirectory("big", join(dir, "src"));
+    await afs.workspaces.import("big", join(dir, "src"));
     return files;
   }
 
   it("round-trips files at 0, 1, chunk-1, chunk, chunk+1 bytes and several chunks, byte-exact", async () => {
     const files = await importSizes();
-    await afs.exportWorkspace("big", join(dir, "out"));
+    await afs.workspaces.export("big", join(dir, "out"));
     for (const [name, data] of files) {
       expect((await readFile(join(dir, "out", name))).equals(data), name).toBe(true);
     }
-    const volume = await afs.volume("big");
+    const volume = await afs.workspaces.volume("big");
     const last = files.get(`f${2 * CHUNK_BYTES + 3}.bin`) as Buffer;
     expect((await volume.readFile(`/f${2 * CHUNK_BYTES + 3}.bin`)).equals(last)).toBe(true);
-    expect((await afs.fsck()).problems).toEqual([]);
+    expect((await afs.maintenance.fsck()).problems).toEqual([]);
   });
 
   it("fsck names the content of a deleted chunk and of a corrupted one", async () => {
@@ -58,7 +58,7 @@ describe("large files", () => {
     raw.prepare("DELETE FROM chunks WHERE hash = ?").run(chunk(0));
     raw.prepare("UPDATE chunks SET data = zeroblob(?) WHERE hash = ?").run(CHUNK_BYTES, chunk(1));
     raw.close();
-    const result = await afs.fsck();
+    const result = await afs.maintenance.fsck();
     expect(result.ok).toBe(false);
     const about = (h: string) => result.problems.filter((p) => p.includes(h));
     expect(about(chunk(0)).some((p) => p.includes(sha256(data)) && /missing/.test(p))).toBe(true);
@@ -67,18 +67,18 @@ describe("large files", () => {
 
   it("gc sweeps the chunks of deleted files and keeps those still used", async () => {
     const files = await importSizes();
-    await afs.deleteWorkspace("big");
+    await afs.workspaces.delete("big");
     await mkdir(join(dir, "keep"));
     const kept = files.get(`f${CHUNK_BYTES + 1}.bin`) as Buffer;
     await writeFile(join(dir, "keep", "k.bin"), kept);
-    await afs.importDirectory("keep", join(dir, "keep"));
-    const gc = await afs.gc({ graceMs: 0 });
+    await afs.workspaces.import("keep", join(dir, "keep"));
+    const gc = await afs.maintenance.gc({ graceMs: 0 });
     // f(2c+3) had 3 chunks; f(c+1)'s 2 stay with k.bin.
     expect(gc.chunks_deleted).toBe(3);
     expect(gc.chunk_bytes_freed).toBe(2 * CHUNK_BYTES + 3);
-    await afs.exportWorkspace("keep", join(dir, "out"));
+    await afs.workspaces.export("keep", join(dir, "out"));
     expect((await readFile(join(dir, "out", "k.bin"))).equals(kept)).toBe(true);
-    expect((await afs.fsck()).problems).toEqual([]);
+    expect((await afs.maintenance.fsck()).problems).toEqual([]);
   });
 
   it("records a large file changed in an attached directory by streaming it", async () => {
@@ -86,13 +86,13 @@ describe("large files", () => {
     await mkdir(project);
     const first = randomBytes(2 * CHUNK_BYTES + 5);
     await writeFile(join(project, "data.bin"), first);
-    const { workspace } = await afs.attachDirectory(project, { workspace: "proj" });
+    const { workspace } = await afs.attachments.attach(project, { workspace: "proj" });
     const second = Buffer.concat([first.subarray(0, CHUNK_BYTES), randomBytes(CHUNK_BYTES + 9)]);
     await writeFile(join(project, "data.bin"), second);
-    const recorded = await afs.recordDirectory(workspace);
+    const recorded = await afs.attachments.record(workspace);
     expect(recorded.modified).toBe(1);
-    await afs.exportWorkspace("proj", join(dir, "out"));
+    await afs.workspaces.export("proj", join(dir, "out"));
     expect((await readFile(join(dir, "out", "data.bin"))).equals(second)).toBe(true);
-    expect((await afs.fsck()).problems).toEqual([]);
+    expect((await afs.maintenance.fsck()).problems).toEqual([]);
   });
 });

@@ -17,8 +17,8 @@ describe.each(testStores())("many writers on one workspace (%s)", (name) => {
     const store = redis ? `${redis.url}?prefix=writers` : `sqlite:${home.dir}/afs.db`;
     const [one, two] = [await Afs.open({ home: home.dir, store }), await Afs.open({ home: home.dir, store })];
     try {
-      await one.createWorkspace("shared");
-      const [a, b] = [await one.volume("shared"), await two.volume("shared")];
+      await one.workspaces.create("shared");
+      const [a, b] = [await one.workspaces.volume("shared"), await two.workspaces.volume("shared")];
       const writer = async (volume: typeof a, w: number): Promise<void> => {
         for (let i = 0; i < WRITES; i++) {
           await volume.writeFile(`/w${w}/f${i}.txt`, Buffer.from(`${w}:${i}\n${"x".repeat(256 * 1024)}`), {
@@ -31,7 +31,7 @@ describe.each(testStores())("many writers on one workspace (%s)", (name) => {
         ...Array.from({ length: 4 }, (_, w) => writer(b, WRITERS + w)),
       ]);
       const total = (WRITERS + 4) * WRITES;
-      expect((await one.getWorkspace("shared")).revision).toBe(total);
+      expect((await one.workspaces.get("shared")).revision).toBe(total);
       for (let w = 0; w < WRITERS + 4; w++) {
         expect((await b.readFile(`/w${w}/f${WRITES - 1}.txt`)).toString()).toBe(
           `${w}:${WRITES - 1}\n${"x".repeat(256 * 1024)}`,

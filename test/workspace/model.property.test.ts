@@ -102,25 +102,25 @@ it("matches an in-memory model under random operations, checkpoints, restores an
   await fc.assert(
     fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40 }), async (ops) => {
       let ws = `p${run++}`;
-      await afs.createWorkspace(ws);
-      let v = await afs.volume(ws);
+      await afs.workspaces.create(ws);
+      let v = await afs.workspaces.volume(ws);
       let model: Model = new Map();
       const saved: { name: string; model: Model }[] = [{ name: "initial", model: new Map() }];
       for (const op of ops) {
         if (op.op === "checkpoint") {
-          const { checkpoint } = await afs.createCheckpoint(ws);
+          const { checkpoint } = await afs.checkpoints.create(ws);
           saved.push({ name: checkpoint.name, model: new Map(model) });
         } else if (op.op === "restore") {
           const target = saved[op.pick % saved.length] as (typeof saved)[number];
-          await afs.restoreCheckpoint(ws, target.name);
+          await afs.checkpoints.restore(ws, target.name);
           model = new Map(target.model);
         } else if (op.op === "fork") {
           const next = `p${run++}`;
-          await afs.forkWorkspace(ws, next);
+          await afs.workspaces.fork(ws, next);
           ws = next;
-          v = await afs.volume(ws);
+          v = await afs.workspaces.volume(ws);
           saved.length = 0;
-          const { checkpoint } = await afs.createCheckpoint(ws);
+          const { checkpoint } = await afs.checkpoints.create(ws);
           saved.push({ name: checkpoint.name, model: new Map(model) });
         } else {
           const expected = applyToModel(model, op);
@@ -138,7 +138,7 @@ it("matches an in-memory model under random operations, checkpoints, restores an
         }
         expect(await snapshotOf(v)).toEqual(render(model));
       }
-      expect((await afs.fsck()).ok).toBe(true);
+      expect((await afs.maintenance.fsck()).ok).toBe(true);
     }),
     { numRuns: 150 },
   );

@@ -59,11 +59,11 @@ describe("ranged reads of a chunked file", () => {
     // Written a while ago: an attached workspace then trusts its recorded hash (not racy).
     const past = new Date(Date.now() - 60_000);
     await utimes(join(dir, "big.txt"), past, past);
-    await afs.importDirectory("ws", dir);
-    volumes.push(["workspace", await afs.volume("ws")]);
+    await afs.workspaces.import("ws", dir);
+    volumes.push(["workspace", await afs.workspaces.volume("ws")]);
     volumes.push(["directory", await LocalDirVolume.open(dir)]);
-    await afs.attachDirectory(dir, { workspace: "att" });
-    volumes.push(["attached workspace", await afs.volume("att")]);
+    await afs.attachments.attach(dir, { workspace: "att" });
+    volumes.push(["attached workspace", await afs.workspaces.volume("att")]);
   }, 60_000);
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c();

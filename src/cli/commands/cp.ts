@@ -50,7 +50,7 @@ export function registerCheckpointCommands(program: Command): void {
     .option("--description <text>", "what this checkpoint captures")
     .action((name: string | undefined, flags: JsonFlag & { description?: string }, cmd: Command) =>
       withWorkspace(cmd, async (afs, ws) => {
-        const result = await afs.createCheckpoint(ws, { name, description: flags.description });
+        const result = await afs.checkpoints.create(ws, { name, description: flags.description });
         emit(flags, result, (r) =>
           r.created
             ? `created checkpoint ${r.checkpoint.name} in ${ws}`
@@ -61,7 +61,7 @@ export function registerCheckpointCommands(program: Command): void {
 
   scoped("list", "list checkpoints, newest first (* marks head)").action((flags: JsonFlag, cmd: Command) =>
     withWorkspace(cmd, async (afs, ws) => {
-      const [list, info] = await Promise.all([afs.listCheckpoints(ws), afs.getWorkspace(ws)]);
+      const [list, info] = await Promise.all([afs.checkpoints.list(ws), afs.workspaces.get(ws)]);
       emit(flags, list, (l) =>
         table(
           ["", "NAME", "KIND", "CREATED", "ACTOR", "DESCRIPTION"],
@@ -79,14 +79,14 @@ export function registerCheckpointCommands(program: Command): void {
   );
 
   scoped("show <name>", "show one checkpoint").action((name: string, flags: JsonFlag, cmd: Command) =>
-    withWorkspace(cmd, async (afs, ws) => emit(flags, await afs.getCheckpoint(ws, name), describe)),
+    withWorkspace(cmd, async (afs, ws) => emit(flags, await afs.checkpoints.get(ws, name), describe)),
   );
 
   scoped("diff <base> [target]", "changes from checkpoint BASE to TARGET (default: the live state)")
     .option("--stat", "only the list of changed paths and the summary")
     .action((base: string, target: string | undefined, flags: JsonFlag & { stat?: boolean }, cmd: Command) =>
       withWorkspace(cmd, async (afs, ws) => {
-        const d = await afs.diff(ws, base, target);
+        const d = await afs.checkpoints.diff(ws, base, target);
         emit(flags, flags.stat ? withoutPatches(d) : d, (r) => renderDiff(r, flags.stat === true));
       }),
     );
@@ -94,7 +94,7 @@ export function registerCheckpointCommands(program: Command): void {
   scoped("restore <name>", "make a checkpoint the live state (live changes are saved first)").action(
     (name: string, flags: JsonFlag, cmd: Command) =>
       withWorkspace(cmd, async (afs, ws) => {
-        const result = await afs.restoreCheckpoint(ws, name);
+        const result = await afs.checkpoints.restore(ws, name);
         emit(flags, result, (r) =>
           r.safety
             ? `restored ${ws} to ${r.checkpoint.name}; the live changes were saved as checkpoint ${r.safety.name}`
@@ -105,7 +105,7 @@ export function registerCheckpointCommands(program: Command): void {
 
   scoped("delete <name>", "delete a checkpoint (not the head)").action((name: string, flags: JsonFlag, cmd: Command) =>
     withWorkspace(cmd, async (afs, ws) => {
-      await afs.deleteCheckpoint(ws, name);
+      await afs.checkpoints.delete(ws, name);
       emit(flags, { workspace: ws, deleted: name }, () => `deleted checkpoint ${name} from ${ws}`);
     }),
   );

@@ -15,7 +15,7 @@ export function registerFsCat(fs: Command): void {
     .argument("<path>", "the file to print")
     .action((path: string, flags: JsonFlag, cmd: Command) =>
       withWorkspace(cmd, async (afs, workspace) => {
-        const volume = await afs.volume(workspace);
+        const volume = await afs.workspaces.volume(workspace);
         if (flags.json) {
           const { read } = await import("../../ops/read.js");
           emit(flags, await read(volume, { path }), () => []);

@@ -1,7 +1,7 @@
 // `afs index status|build|rebuild`: the search indexes (file_query's chunks and vectors, file_grep's
 // content index) against the workspaces' live files. Without -w, every workspace.
 import type { Command } from "commander";
-import { buildIndexes, type IndexStatus, indexStatus } from "../../workspace/search-indexes.js";
+import type { IndexStatus } from "../../workspace/search-indexes.js";
 import { globals, withAfs } from "../context.js";
 import { bytes, emit, type JsonFlag, plural, table } from "../output.js";
 import { type ProgressBar, progressBar } from "../progress.js";
@@ -51,7 +51,7 @@ export function registerIndexCommands(program: Command): void {
     .option("-w, --workspace <name>", "only this workspace")
     .action((flags: JsonFlag, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        emit(flags, await indexStatus(afs, chosenWorkspaces(cmd)), renderStatus);
+        emit(flags, await afs.indexes.status(chosenWorkspaces(cmd)), renderStatus);
       }),
     );
 
@@ -66,17 +66,19 @@ export function registerIndexCommands(program: Command): void {
         withAfs(cmd, async (afs) => {
           // Stages run one after another: each new stage stops the previous stage's bar.
           let current: { stage: keyof typeof STAGES; bar: ProgressBar } | undefined;
-          const result = await buildIndexes(afs, chosenWorkspaces(cmd), {
-            embeddings: flags.embeddings,
-            rebuild,
-            onProgress: (stage, done, total) => {
-              if (current?.stage !== stage) {
-                current?.bar.stop();
-                current = { stage, bar: progressBar(STAGES[stage], stage === "vectors" ? String : bytes) };
-              }
-              current.bar.update?.(done, total);
-            },
-          }).finally(() => current?.bar.stop());
+          const result = await afs.indexes
+            .build(chosenWorkspaces(cmd), {
+              embeddings: flags.embeddings,
+              rebuild,
+              onProgress: (stage, done, total) => {
+                if (current?.stage !== stage) {
+                  current?.bar.stop();
+                  current = { stage, bar: progressBar(STAGES[stage], stage === "vectors" ? String : bytes) };
+                }
+                current.bar.update?.(done, total);
+              },
+            })
+            .finally(() => current?.bar.stop());
           emit(flags, result, (r) => [
             `${plural(r.workspaces.length, "workspace")}: ${plural(r.blobs, "distinct content")} (${bytes(r.bytes)})`,
             `chunks: ${r.chunks.blobs_added} contents chunked in ${(r.chunks.ms / 1000).toFixed(1)} s`,

@@ -12,7 +12,7 @@ export function registerMaintenanceCommands(program: Command): void {
     .action((flags: JsonFlag & { grace?: number; repack?: boolean }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const graceMs = flags.grace === undefined ? undefined : flags.grace * 1000;
-        const result = await afs.gc({ graceMs, repack: flags.repack === true });
+        const result = await afs.maintenance.gc({ graceMs, repack: flags.repack === true });
         emit(flags, result, (r) => {
           const lines = [
             `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees; swept ${plural(r.chunks_deleted, "unused chunk")} (${bytes(r.chunk_bytes_freed)})`,
@@ -34,7 +34,7 @@ export function registerMaintenanceCommands(program: Command): void {
   leaf(program, "fsck", "verify the store: every referenced object present and matching its hash").action(
     (flags: JsonFlag, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        const result = await afs.fsck();
+        const result = await afs.maintenance.fsck();
         emit(flags, result, (r) =>
           r.ok
             ? `ok: ${plural(r.trees_checked, "tree")} and ${plural(r.blobs_checked, "blob")} checked`
@@ -47,7 +47,7 @@ export function registerMaintenanceCommands(program: Command): void {
   leaf(program, "status", "version, data directory, store and current workspace").action(
     (flags: JsonFlag, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        emit(flags, await afs.status(), (s) => [
+        emit(flags, await afs.maintenance.status(), (s) => [
           `afs ${s.version}`,
           `home       ${s.home}`,
           `store      ${s.store}`,

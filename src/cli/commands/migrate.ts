@@ -1,8 +1,7 @@
 // `afs migrate --from STORE --to STORE`: copies workspaces with their history and the tokens
 // between stores (SQLite ⇄ Redis), with a progress bar, and checks the target afterwards.
 import type { Command } from "commander";
-import { openStore } from "../../store/open.js";
-import type { Store } from "../../store/store.js";
+import { Afs } from "../../workspace/afs.js";
 import { ExitStatus } from "../errors.js";
 import { bytes, emit, type JsonFlag, plural } from "../output.js";
 import { progressBar } from "../progress.js";
@@ -25,18 +24,15 @@ export function registerMigrate(program: Command): void {
       [],
     )
     .action(async (flags: MigrateFlags) => {
-      const { migrate } = await import("../../workspace/migrate.js");
-      const stores: Store[] = [];
       const bar = progressBar("copying");
       try {
-        const source = await openStore(flags.from);
-        stores.push(source);
-        const target = await openStore(flags.to);
-        stores.push(target);
-        const result = await migrate(source, target, { workspaces: flags.workspace, onProgress: bar.update });
+        const { from, to, ...result } = await Afs.migrate(flags.from, flags.to, {
+          workspaces: flags.workspace,
+          onProgress: bar.update,
+        });
         bar.stop();
         emit(flags, result, (r) => [
-          `copied ${plural(r.workspaces.length, "workspace")} (${plural(r.checkpoints, "checkpoint")}, ${plural(r.events, "event")}) from ${source.url} to ${target.url}`,
+          `copied ${plural(r.workspaces.length, "workspace")} (${plural(r.checkpoints, "checkpoint")}, ${plural(r.events, "event")}) from ${from} to ${to}`,
           `objects: ${plural(r.blobs_copied, "blob")} copied (${bytes(r.bytes_copied)}), ${r.objects_present} already there, ${plural(r.trees, "tree")}`,
           `tokens: ${r.tokens_copied} copied, ${r.tokens_present} already there`,
           r.fsck.ok
@@ -46,7 +42,6 @@ export function registerMigrate(program: Command): void {
         if (!result.fsck.ok) throw new ExitStatus(1);
       } finally {
         bar.stop();
-        await Promise.allSettled(stores.map((s) => s.close()));
       }
     });
 }

@@ -39,7 +39,7 @@ export function registerTokenCommands(program: Command): void {
             "a token needs --workspace NAME, or --control-plane for the admin tools",
           );
         }
-        const { token: t, secret } = await issueToken(afs.store, {
+        const { token: t, secret } = await issueToken(afs.tokens, {
           workspace: flags.controlPlane ? undefined : workspace,
           profile: flags.profile,
           name: flags.name,
@@ -56,7 +56,7 @@ export function registerTokenCommands(program: Command): void {
 
   leaf(token, "list", "list tokens (never their secrets)").action((flags: JsonFlag, cmd: Command) =>
     withAfs(cmd, async (afs) => {
-      const tokens = (await afs.store.listTokens()).map((t) => tokenInfo(t));
+      const tokens = (await afs.tokens.list()).map((t) => tokenInfo(t));
       emit(flags, tokens, (list) =>
         table(
           ["ID", "NAME", "SCOPE", "PROFILE", "CREATED", "EXPIRES", "STATUS"],
@@ -77,7 +77,7 @@ export function registerTokenCommands(program: Command): void {
   leaf(token, "revoke <id>", "revoke a token; it stops working on its next request").action(
     (id: string, flags: JsonFlag, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        await revokeToken(afs.store, id);
+        await revokeToken(afs.tokens, id);
         emit(flags, { token_id: id, revoked: true }, () => `revoked token ${id}`);
       }),
   );

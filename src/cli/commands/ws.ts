@@ -30,7 +30,7 @@ export function registerWorkspaceCommands(program: Command): void {
     .option("--template <slug>", "start from this template's head checkpoint (see afs ws list)")
     .action((name: string, flags: DescriptionFlags & { template?: string }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        const info = await afs.createWorkspace(name, { description: flags.description, template: flags.template });
+        const info = await afs.workspaces.create(name, { description: flags.description, template: flags.template });
         emit(flags, info, (w) =>
           flags.template
             ? `created workspace ${w.name} from template ${flags.template}`
@@ -45,7 +45,7 @@ export function registerWorkspaceCommands(program: Command): void {
       withAfs(cmd, async (afs) => {
         if (flags.unset && slug !== undefined)
           throw new AfsError("INVALID_ARGUMENT", "give a slug or --unset, not both");
-        const info = await afs.setTemplate(name, flags.unset ? null : (slug ?? name));
+        const info = await afs.workspaces.setTemplate(name, flags.unset ? null : (slug ?? name));
         emit(flags, info, (w) =>
           w.template
             ? `workspace ${w.name} is template ${w.template}; start from it with: afs ws create NAME --template ${w.template}`
@@ -56,7 +56,7 @@ export function registerWorkspaceCommands(program: Command): void {
 
   leaf(ws, "list", "list workspaces (* marks the current one)").action((flags: JsonFlag, cmd: Command) =>
     withAfs(cmd, async (afs) => {
-      const [all, current] = await Promise.all([afs.listWorkspaces(), afs.currentWorkspace()]);
+      const [all, current] = await Promise.all([afs.workspaces.list(), afs.workspaces.current()]);
       emit(flags, all, (list) =>
         list.length === 0
           ? "no workspaces yet; create one with: afs ws create NAME"
@@ -79,14 +79,14 @@ export function registerWorkspaceCommands(program: Command): void {
   leaf(ws, "show [name]", "show a workspace (default: the current one)").action(
     (name: string | undefined, flags: JsonFlag, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        const info = await afs.getWorkspace(await afs.resolveWorkspace(name ?? globals(cmd).workspace));
+        const info = await afs.workspaces.get(await afs.workspaces.resolve(name ?? globals(cmd).workspace));
         emit(flags, info, describe);
       }),
   );
 
   leaf(ws, "use <name>", "make a workspace the current one").action((name: string, flags: JsonFlag, cmd: Command) =>
     withAfs(cmd, async (afs) => {
-      emit(flags, await afs.useWorkspace(name), (w) => `now using workspace ${w.name}`);
+      emit(flags, await afs.workspaces.use(name), (w) => `now using workspace ${w.name}`);
     }),
   );
 
@@ -94,7 +94,7 @@ export function registerWorkspaceCommands(program: Command): void {
     .option("--description <text>", "what the fork is for")
     .action((source: string, name: string, flags: DescriptionFlags, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        const info = await afs.forkWorkspace(source, name, { description: flags.description });
+        const info = await afs.workspaces.fork(source, name, { description: flags.description });
         emit(flags, info, (w) => `forked ${source} into ${w.name}`);
       }),
     );
@@ -102,7 +102,7 @@ export function registerWorkspaceCommands(program: Command): void {
   leaf(ws, "delete <name>", "delete a workspace and its checkpoints").action(
     (name: string, flags: JsonFlag, cmd: Command) =>
       withAfs(cmd, async (afs) => {
-        await afs.deleteWorkspace(name);
+        await afs.workspaces.delete(name);
         emit(flags, { deleted: name }, () => `deleted workspace ${name}`);
       }),
   );
@@ -116,8 +116,8 @@ export function registerWorkspaceCommands(program: Command): void {
     .action((name: string, dir: string, flags: DescriptionFlags & { strict?: boolean }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const bar = progressBar("importing");
-        const result = await afs
-          .importDirectory(name, dir, { description: flags.description, onProgress: bar.update, strict: flags.strict })
+        const result = await afs.workspaces
+          .import(name, dir, { description: flags.description, onProgress: bar.update, strict: flags.strict })
           .finally(() => bar.stop());
         for (const s of result.skipped) process.stderr.write(`afs: warning: skipped ${s.path}: ${s.reason}\n`);
         emit(
@@ -137,8 +137,8 @@ export function registerWorkspaceCommands(program: Command): void {
     .action((name: string, dir: string, flags: JsonFlag & { checkpoint?: string; force?: boolean }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const bar = progressBar("exporting");
-        const result = await afs
-          .exportWorkspace(name, dir, { checkpoint: flags.checkpoint, force: flags.force, onProgress: bar.update })
+        const result = await afs.workspaces
+          .export(name, dir, { checkpoint: flags.checkpoint, force: flags.force, onProgress: bar.update })
           .finally(() => bar.stop());
         emit(flags, result, (r) => {
           const lines = [`exported ${plural(r.files, "file")} (${bytes(r.bytes)}) to ${dir}`];

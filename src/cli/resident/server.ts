@@ -4,7 +4,7 @@
 // index up and reads from a cold cache; the resident one only does the search. It runs the very
 // same command line (program.ts) with the client's arguments, directory and environment, one
 // command at a time, and leaves after a quiet spell.
-import { statSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { isAbsolute } from "node:path";
 import { AfsError } from "../../core/errors.js";
@@ -24,21 +24,8 @@ export interface ResidentOptions {
 /** A request line longer than this is not from an afs client. */
 const MAX_REQUEST_BYTES = 1 << 20;
 
-interface Lent {
-  afs: Afs;
-  /** The SQLite file's device and inode when opened: a store deleted or replaced since is reopened. */
-  identity: string;
-}
-
 /** What else an open Afs reads from the environment, besides the AFS_* settings. */
 const OPENED_WITH = new Set(["HOME", "USER", "OPENAI_API_KEY"]);
-
-const fileIdentity = (afs: Afs): string => {
-  const sqlite = /^sqlite:(.*)$/.exec(afs.store.url);
-  if (!sqlite) return "";
-  const st = statSync(sqlite[1] as string, { throwIfNoEntry: false });
-  return st ? `${st.dev}:${st.ino}` : "gone";
-};
 
 /** A SQLite store given by a relative path: a different file from each directory. */
 const relativeStore = (url: string): boolean =>
@@ -46,7 +33,7 @@ const relativeStore = (url: string): boolean =>
 
 /** The open stores, kept between commands; keyed by what Afs.open resolves them from. */
 class Stores {
-  private readonly open = new Map<string, Lent>();
+  private readonly open = new Map<string, Afs>();
 
   async borrow(options: { home?: string; store?: string }): Promise<Afs> {
     const home = resolveHome(options.home);
@@ -60,13 +47,14 @@ class Stores {
       .sort(([a], [b]) => (a < b ? -1 : 1));
     const key = JSON.stringify([home, url, where, settings]);
     const lent = this.open.get(key);
-    if (lent && fileIdentity(lent.afs) === lent.identity) return lent.afs;
+    // A store file deleted or replaced since it was opened (a fresh home, a restore) is reopened.
+    if (lent && !lent.maintenance.storeReplaced()) return lent;
     if (lent) {
       this.open.delete(key);
-      await lent.afs.close();
+      await lent.close();
     }
     const afs = await Afs.open({ home, store: url });
-    this.open.set(key, { afs, identity: fileIdentity(afs) });
+    this.open.set(key, afs);
     return afs;
   }
 
@@ -77,7 +65,7 @@ class Stores {
   async closeAll(): Promise<void> {
     const all = [...this.open.values()];
     this.open.clear();
-    await Promise.allSettled(all.map((l) => l.afs.close()));
+    await Promise.allSettled(all.map((afs) => afs.close()));
   }
 }
 

@@ -77,8 +77,8 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
   } else {
     const ws = spec.workspace as string;
     if (!afs) throw new AfsError("INVALID_ARGUMENT", `root afs:${ws} needs an afs home; open the broker with one`);
-    const volume = await afs.volume(ws, "broker");
-    const attached = await afs.attachedDirectory(ws);
+    const volume = await afs.workspaces.volume(ws, "broker");
+    const attached = await afs.attachments.directory(ws);
     const real = attached ? await realpath(attached) : null;
     root = {
       uri: attached ? pathToFileURL(attached).href : `afs://workspace/${encodeURIComponent(ws)}`,

@@ -5,8 +5,8 @@
 import { type FSWatcher, watch } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { isWithin, joinPath, parentOf, segments } from "../../core/paths.js";
 import type { EventFollower, EventRecord } from "../../core/event.js";
+import { isWithin, joinPath, parentOf, segments } from "../../core/paths.js";
 import { TEMP_NAME } from "../../volume/local-dir/disk.js";
 import type { BrokerRoot } from "./roots.js";
 

@@ -53,9 +53,9 @@ export class Watches {
     else {
       const afs = this.afs as Afs;
       const ws = root.workspace as string;
-      const from = (await afs.getWorkspace(ws)).revision;
+      const from = (await afs.workspaces.get(ws)).revision;
       handle = watchEvents(
-        (after, onEvents) => afs.store.followEvents(ws, after, onEvents),
+        (after, onEvents) => afs.events.follow(ws, after, onEvents),
         from,
         async (path) => (await root.volume.stat(path)) !== null,
         real.path,

@@ -5,6 +5,7 @@ import { BANDS } from "../../search/block-filters.js";
 import type { LiteralQuery } from "../../search/text-index.js";
 import { BLOOM_BYTES } from "../../search/trigrams.js";
 import type { Afs } from "../../workspace/afs.js";
+import { internalsOf } from "../../workspace/engine/internals.js";
 import { SqliteTextIndex } from "./text-index-sqlite.js";
 
 let t: { afs: Afs; cleanup: () => Promise<void> };
@@ -17,13 +18,13 @@ describe("SqliteTextIndex", () => {
   it("classifies a blob too large to index by its first bytes, never reading it whole", async () => {
     const text = Buffer.from("line of text\n".repeat(200_000)); // 2.6 MB
     const binary = Buffer.concat([Buffer.from([0, 1, 2]), Buffer.alloc(3_000_000, 7)]);
-    await t.afs.store.putBlobs([
+    await internalsOf(t.afs).store.putBlobs([
       { hash: sha256(text), data: text },
       { hash: sha256(binary), data: binary },
     ]);
     const wholeReads: string[] = [];
     // The store as the index sees it: any whole read of these blobs is recorded.
-    const store = new Proxy(t.afs.store, {
+    const store = new Proxy(internalsOf(t.afs).store, {
       get(target, key, receiver) {
         if (key === "getBlob") {
           return (hash: string) => {
@@ -35,14 +36,14 @@ describe("SqliteTextIndex", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const index = new SqliteTextIndex(() => t.afs.searchDb, store, { maxIndexBytes: 1024 * 1024 });
+    const index = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, store, { maxIndexBytes: 1024 * 1024 });
     const built = await index.build([sha256(text), sha256(binary)]);
     expect(built).toMatchObject({ indexed: 2, skipped: 2 });
     expect(await index.status()).toMatchObject({ texts: 0, binary: 1, large: 1 });
     expect(wholeReads).toEqual([]);
 
     // Under the limit: a binary blob is still told by its first bytes, and only the text is read whole.
-    const roomy = new SqliteTextIndex(() => t.afs.searchDb, store, { maxIndexBytes: 64 * 1024 * 1024 });
+    const roomy = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, store, { maxIndexBytes: 64 * 1024 * 1024 });
     await roomy.clear();
     expect(await roomy.build([sha256(text), sha256(binary)])).toMatchObject({ indexed: 2, skipped: 1 });
     expect(await roomy.status()).toMatchObject({ texts: 1, binary: 1, large: 0 });
@@ -53,11 +54,12 @@ describe("SqliteTextIndex", () => {
     const lit = (folded: string): LiteralQuery => ({ op: "lit", folded });
     const put = async (...texts: (string | Buffer)[]): Promise<Hash[]> => {
       const blobs = texts.map((x) => (typeof x === "string" ? Buffer.from(x) : x));
-      await t.afs.store.putBlobs(blobs.map((data) => ({ hash: sha256(data), data })));
+      await internalsOf(t.afs).store.putBlobs(blobs.map((data) => ({ hash: sha256(data), data })));
       return blobs.map((data) => sha256(data));
     };
-    const fresh = (maxIndexBytes?: number) => new SqliteTextIndex(() => t.afs.searchDb, t.afs.store, { maxIndexBytes });
-    const markers = () => t.afs.searchDb.db.prepare("SELECT count(*) FROM text_scopes").pluck().get();
+    const fresh = (maxIndexBytes?: number) =>
+      new SqliteTextIndex(() => internalsOf(t.afs).searchDb, internalsOf(t.afs).store, { maxIndexBytes });
+    const markers = () => internalsOf(t.afs).searchDb.db.prepare("SELECT count(*) FROM text_scopes").pluck().get();
     /** Whether a search looked every hash up (rather than trusting a marker). */
     const lookups = (index: SqliteTextIndex) => vi.spyOn(index as unknown as { lookup: () => Hash[] }, "lookup");
 
@@ -85,7 +87,7 @@ describe("SqliteTextIndex", () => {
       // What the search reads next knows the candidates as indexed texts.
       expect(await second.view(hashes[0] as Hash)).toBe("a needle\n");
       // A search needing every text looks the scope up, and leaves the marker as it was.
-      const markerIds = () => t.afs.searchDb.db.prepare("SELECT id FROM text_scopes").pluck().all();
+      const markerIds = () => internalsOf(t.afs).searchDb.db.prepare("SELECT id FROM text_scopes").pluck().all();
       const before = markerIds();
       expect((await fresh(256 * 1024).candidates([...hashes], { op: "all" })).size).toBe(4);
       expect(markerIds()).toEqual(before);
@@ -126,7 +128,7 @@ describe("SqliteTextIndex", () => {
       const hashes = await put("alpha\n", "beta\n");
       await fresh().candidates(hashes, lit("alpha"));
       // As if written before a clear by a process that raced it.
-      t.afs.searchDb.db.exec("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'");
+      internalsOf(t.afs).searchDb.db.exec("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'");
       const index = fresh();
       const looked = lookups(index);
       expect([...(await index.candidates([...hashes], lit("beta"))).keys()]).toEqual([hashes[1]]);
@@ -140,18 +142,21 @@ describe("SqliteTextIndex", () => {
     const text = Buffer.from(`${lines.join("\n")}\n`);
     const small = Buffer.from(`${"short text\n".repeat(4000)}needle\n`);
     const hashes = [sha256(text), sha256(small)] as Hash[];
-    await t.afs.store.putBlobs([
+    await internalsOf(t.afs).store.putBlobs([
       { hash: hashes[0] as Hash, data: text },
       { hash: hashes[1] as Hash, data: small },
     ]);
     const query: LiteralQuery = { op: "lit", folded: "the one needle" };
-    const first = await new SqliteTextIndex(() => t.afs.searchDb, t.afs.store).candidates(hashes, query);
-    const db = t.afs.searchDb.db;
+    const first = await new SqliteTextIndex(() => internalsOf(t.afs).searchDb, internalsOf(t.afs).store).candidates(
+      hashes,
+      query,
+    );
+    const db = internalsOf(t.afs).searchDb.db;
     expect(db.prepare("SELECT count(*) FROM text_bands").pluck().get()).toBe(BANDS);
     expect(db.prepare("SELECT max(length(blooms)) FROM text_blooms").pluck().get()).toBeLessThan(64 * BLOOM_BYTES);
     const blocks = first.get(hashes[0] as Hash);
     expect(blocks).toHaveLength(1);
-    const again = new SqliteTextIndex(() => t.afs.searchDb, t.afs.store);
+    const again = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, internalsOf(t.afs).store);
     expect(await again.candidates([...hashes], query)).toEqual(first);
     // Asked again, and for other literals, in one process: the same blocks as rows would give.
     for (const folded of ["the one needle", "line 3999", "filler text 3"]) {

@@ -27,7 +27,10 @@ export class Checkpoints {
    * Folds the live state into a new checkpoint and makes it head. On a clean workspace (or one
    * whose live changes add up to nothing) it returns the head with created=false.
    */
-  create(workspace: string, options?: CreateCheckpointOptions): Promise<{ checkpoint: CheckpointInfo; created: boolean }> {
+  create(
+    workspace: string,
+    options?: CreateCheckpointOptions,
+  ): Promise<{ checkpoint: CheckpointInfo; created: boolean }> {
     return createCheckpoint(this.engine, workspace, options);
   }
 

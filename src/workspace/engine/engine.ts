@@ -150,7 +150,11 @@ export async function attachedDirectory(engine: Engine, name: string): Promise<s
  * Brings an attached workspace's live state to exactly what its directory holds (only `paths`
  * when given: a watcher's changes), as one commit; nothing changed, nothing committed.
  */
-export async function recordDirectory(engine: Engine, name: string, options: RecordOptions = {}): Promise<RecordResult> {
+export async function recordDirectory(
+  engine: Engine,
+  name: string,
+  options: RecordOptions = {},
+): Promise<RecordResult> {
   const { record, verified } = await engine.recording();
   return record.recordDirectory(engine, name, await requireAttached(engine, name), verified, options);
 }

@@ -41,11 +41,7 @@ export class Events {
    * stream), in order and a batch at a time (the next waits for `onEvents` to settle). A failed
    * read is tried again from the last event delivered, until close().
    */
-  follow(
-    workspace: string,
-    after: number,
-    onEvents: (events: EventRecord[]) => Promise<void> | void,
-  ): EventFollower {
+  follow(workspace: string, after: number, onEvents: (events: EventRecord[]) => Promise<void> | void): EventFollower {
     return this.engine.store.followEvents(workspace, after, onEvents);
   }
 }

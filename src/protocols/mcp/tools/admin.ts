@@ -36,7 +36,7 @@ export const adminTools: readonly Tool[] = [
     annotations: READ,
     transports: ["stdio"],
     async run(ctx) {
-      return { ...(await ctx.afs.status()), session_workspace: ctx.workspace, profile: ctx.profile };
+      return { ...(await ctx.afs.maintenance.status()), session_workspace: ctx.workspace, profile: ctx.profile };
     },
     text: (r) =>
       [
@@ -59,7 +59,7 @@ export const adminTools: readonly Tool[] = [
     output: z.object({ workspaces: z.array(workspaceInfo), current: z.string().nullable() }),
     annotations: READ,
     async run(ctx) {
-      const [workspaces, current] = await Promise.all([ctx.afs.listWorkspaces(), ctx.afs.currentWorkspace()]);
+      const [workspaces, current] = await Promise.all([ctx.afs.workspaces.list(), ctx.afs.workspaces.current()]);
       return { workspaces, current };
     },
     text: (r) =>
@@ -99,8 +99,11 @@ export const adminTools: readonly Tool[] = [
     annotations: ADDITIVE,
     async run(ctx, args) {
       const name = oneOf(args, "workspace", "name");
-      const info = await ctx.afs.createWorkspace(name, { description: args.description, template: args.template_slug });
-      if (args.set_current) await ctx.afs.useWorkspace(name);
+      const info = await ctx.afs.workspaces.create(name, {
+        description: args.description,
+        template: args.template_slug,
+      });
+      if (args.set_current) await ctx.afs.workspaces.use(name);
       const from = args.template_slug === undefined ? {} : { template_slug: args.template_slug };
       return { ...asResult(info), ...from, current: args.set_current === true };
     },
@@ -126,7 +129,7 @@ export const adminTools: readonly Tool[] = [
     annotations: ADDITIVE,
     async run(ctx, args) {
       const source = oneOf(args, "workspace", "source");
-      const info = await ctx.afs.forkWorkspace(source, oneOf(args, "new_workspace", "name"));
+      const info = await ctx.afs.workspaces.fork(source, oneOf(args, "new_workspace", "name"));
       return { ...asResult(info), source, created: true };
     },
     text: (r) => `forked ${r.source} into ${describe(r)}`,
@@ -142,7 +145,7 @@ export const adminTools: readonly Tool[] = [
     output: workspaceResult,
     annotations: READ,
     transports: ["http"],
-    run: async (ctx, args) => asResult(await ctx.afs.findWorkspace(args.workspace)),
+    run: async (ctx, args) => asResult(await ctx.afs.workspaces.find(args.workspace)),
     text: describe,
   }),
 
@@ -156,8 +159,8 @@ export const adminTools: readonly Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     transports: ["http"],
     async run(ctx, args) {
-      const { name } = await ctx.afs.findWorkspace(args.workspace);
-      await ctx.afs.deleteWorkspace(name);
+      const { name } = await ctx.afs.workspaces.find(args.workspace);
+      await ctx.afs.workspaces.delete(name);
       return { workspace: name, deleted: true };
     },
     text: (r) => `deleted workspace ${r.workspace}`,

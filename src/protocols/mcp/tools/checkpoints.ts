@@ -43,7 +43,7 @@ export const checkpointTools: readonly Tool[] = [
     annotations: READ,
     async run(ctx, args) {
       const workspace = await workspaceFor(ctx, args.workspace);
-      const [list, info] = await Promise.all([ctx.afs.listCheckpoints(workspace), ctx.afs.getWorkspace(workspace)]);
+      const [list, info] = await Promise.all([ctx.afs.checkpoints.list(workspace), ctx.afs.workspaces.get(workspace)]);
       return { workspace, head: info.head, dirty: info.dirty, checkpoints: list.map(brief) };
     },
     text: (r) =>
@@ -77,7 +77,7 @@ export const checkpointTools: readonly Tool[] = [
     annotations: ADDITIVE,
     async run(ctx, args) {
       const workspace = await workspaceFor(ctx, args.workspace);
-      const { checkpoint, created } = await ctx.afs.createCheckpoint(workspace, {
+      const { checkpoint, created } = await ctx.afs.checkpoints.create(workspace, {
         name: args.checkpoint,
         description: args.description,
       });
@@ -117,7 +117,7 @@ export const checkpointTools: readonly Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(ctx, args) {
       const workspace = await workspaceFor(ctx, args.workspace);
-      const { checkpoint, safety } = await ctx.afs.restoreCheckpoint(workspace, args.checkpoint);
+      const { checkpoint, safety } = await ctx.afs.checkpoints.restore(workspace, args.checkpoint);
       return { workspace, checkpoint: checkpoint.name, safety_checkpoint: safety?.name ?? null };
     },
     text: (r) =>
@@ -147,7 +147,7 @@ export const checkpointTools: readonly Tool[] = [
     annotations: READ,
     async run(ctx, args) {
       const workspace = await workspaceFor(ctx, args.workspace);
-      const diff = await ctx.afs.diff(workspace, args.base, args.target);
+      const diff = await ctx.afs.checkpoints.diff(workspace, args.base, args.target);
       const { items, truncated } = capResults(ctx.limits, diff.changes);
       return { ...diff, changes: items, truncated };
     },

@@ -30,7 +30,7 @@ export const tokenTools: readonly Tool[] = [
     annotations: ADDITIVE,
     transports: ["http"],
     async run(ctx, args) {
-      const { token, secret } = await issueToken(ctx.afs.store, {
+      const { token, secret } = await issueToken(ctx.afs.tokens, {
         workspace: args.workspace,
         profile: args.profile,
         name: args.name,
@@ -60,7 +60,7 @@ export const tokenTools: readonly Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     transports: ["http"],
     async run(ctx, args) {
-      await revokeToken(ctx.afs.store, args.token_id);
+      await revokeToken(ctx.afs.tokens, args.token_id);
       return { token_id: args.token_id, revoked: true };
     },
     text: (r) => `revoked token ${r.token_id}`,

@@ -9,7 +9,7 @@ export async function openVolume<A extends { workspace?: string | undefined }>(
 ): Promise<{ workspace: string; volume: Volume; args: Omit<A, "workspace"> }> {
   const { workspace: requested, ...args } = input;
   const workspace = await workspaceFor(ctx, requested);
-  return { workspace, volume: await ctx.afs.volume(workspace, ctx.actor), args };
+  return { workspace, volume: await ctx.afs.workspaces.volume(workspace, ctx.actor), args };
 }
 
 /** A mutation's result with the operation, workspace and whether it now differs from its head. */
@@ -19,7 +19,7 @@ export async function mutation<R extends MutationResult>(
   workspace: string,
   result: R,
 ): Promise<R & { operation: string; workspace: string; dirty: boolean }> {
-  const { dirty } = await ctx.afs.getWorkspace(workspace);
+  const { dirty } = await ctx.afs.workspaces.get(workspace);
   return { operation, workspace, ...result, dirty };
 }
 
