@@ -1,6 +1,6 @@
-// Templates: workspaces offered under a slug, from which a new workspace starts at O(1) like a fork
-// of the template's head checkpoint (its live, uncheckpointed changes stay its own). Also how a
-// workspace is found by name or by its id.
+// Templates: workspaces offered under a slug, from which a new workspace starts like a fork of
+// the template's live state (workspaces.create folds it). Also how a workspace is found by name
+// or by its id.
 import { AfsError } from "../core/errors.js";
 import type { CheckpointRecord, WorkspaceRecord } from "../store/store.js";
 import type { EngineContext } from "./context.js";

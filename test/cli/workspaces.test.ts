@@ -167,7 +167,7 @@ describe("afs ws template", () => {
     id: string;
   }
 
-  it("offers a workspace under a slug; a new workspace starts from its head checkpoint", () => {
+  it("offers a workspace under a slug; a new workspace starts from its live state, like a fork", () => {
     afs.ok(["ws", "create", "tpl-base"]);
     afs.ok(["fs", "write", "/app.txt", "--content", "checkpointed", "-w", "tpl-base"]);
     afs.ok(["cp", "create", "v1", "-w", "tpl-base"]);
@@ -186,14 +186,20 @@ describe("afs ws template", () => {
     expect(afs.ok(["ws", "create", "tpl-kid", "--template", "starter"])).toBe(
       "created workspace tpl-kid from template starter\n",
     );
-    // The head checkpoint's tree, not the template's live changes.
-    expect(afs.ok(["fs", "cat", "/app.txt", "-w", "tpl-kid"])).toBe("checkpointed");
+    // What the template holds now: its live changes too, as a fork takes them.
+    expect(afs.ok(["fs", "cat", "/app.txt", "-w", "tpl-kid"])).toBe("live only");
     const [start, ...older] = afs.json<Checkpoint[]>(["cp", "list", "-w", "tpl-kid"]);
     expect(older).toEqual([]);
     const v1 = afs.json<Checkpoint[]>(["cp", "list", "-w", "tpl-base"]).find((c) => c.name === "v1");
-    // O(1) like a fork: the same root tree, no copy; the checkpoint names the template.
-    expect(start).toMatchObject({ kind: "fork", root: v1?.root, parent: v1?.id });
-    expect(start?.description).toBe("from template starter (workspace tpl-base, checkpoint v1)");
+    // Like a fork: the live state folded onto the head, the checkpoint naming the template.
+    expect(start).toMatchObject({ kind: "fork", parent: v1?.id });
+    expect(start?.root).not.toBe(v1?.root);
+    expect(start?.description).toBe("from template starter (workspace tpl-base, live state after checkpoint v1)");
+    // The template itself is untouched: still dirty on v1.
+    expect(afs.json<Listed & { head: string; dirty: boolean }>(["ws", "show", "tpl-base"])).toMatchObject({
+      head: "v1",
+      dirty: true,
+    });
     const kid = afs.json<Listed & { description: string; head: string }>(["ws", "show", "tpl-kid"]);
     expect(kid).toMatchObject({ template: null, head: "fork", description: start?.description });
     expect(kid.id).toMatch(/^ws_[0-9a-f]{20}$/);
@@ -208,6 +214,33 @@ describe("afs ws template", () => {
       "mine",
     ]);
     expect(described.description).toBe("mine");
+  });
+
+  it("a template never checkpointed gives its files; a clean one gives its head checkpoint's tree at once", () => {
+    afs.ok(["ws", "create", "tpl-fresh"]);
+    afs.ok(["fs", "write", "/seed.txt", "--content", "seeded", "-w", "tpl-fresh"]);
+    afs.ok(["fs", "write", "/dir/more.txt", "--content", "more", "-w", "tpl-fresh"]);
+    afs.ok(["ws", "template", "tpl-fresh", "fresh"]);
+    afs.ok(["ws", "create", "fresh-kid", "--template", "fresh"]);
+    expect(afs.ok(["fs", "cat", "/seed.txt", "-w", "fresh-kid"])).toBe("seeded");
+    expect(afs.ok(["fs", "cat", "/dir/more.txt", "-w", "fresh-kid"])).toBe("more");
+    // A change to the template later reaches only the workspaces created after it.
+    afs.ok(["fs", "write", "/seed.txt", "--content", "changed", "-w", "tpl-fresh"]);
+    expect(afs.ok(["fs", "cat", "/seed.txt", "-w", "fresh-kid"])).toBe("seeded");
+    afs.ok(["ws", "create", "fresh-kid2", "--template", "fresh"]);
+    expect(afs.ok(["fs", "cat", "/seed.txt", "-w", "fresh-kid2"])).toBe("changed");
+
+    // Clean: the very tree of its head checkpoint, no copy.
+    afs.ok(["cp", "create", "c1", "-w", "tpl-fresh"]);
+    afs.ok(["ws", "create", "fresh-kid3", "--template", "fresh"]);
+    const c1 = afs.json<Checkpoint[]>(["cp", "list", "-w", "tpl-fresh"]).find((c) => c.name === "c1");
+    const [start] = afs.json<Checkpoint[]>(["cp", "list", "-w", "fresh-kid3"]);
+    expect(start).toMatchObject({
+      kind: "fork",
+      root: c1?.root,
+      parent: c1?.id,
+      description: "from template fresh (workspace tpl-fresh, checkpoint c1)",
+    });
   });
 
   it("slugs are unique, default to the name, and go with --unset or the workspace", () => {

@@ -35,6 +35,10 @@ beforeAll(async () => {
   await write(volume, { path: "/app.txt", content: "live only\n" });
   await h.afs.workspaces.setTemplate("base", "starter");
   await h.afs.workspaces.create("other");
+  // Offered as a template before anything in it was checkpointed.
+  await h.afs.workspaces.create("fresh");
+  await write(await h.afs.workspaces.volume("fresh"), { path: "/seed.txt", content: "never checkpointed\n" });
+  await h.afs.workspaces.setTemplate("fresh", "fresh-start");
   server = await serve(h);
   adminSecret = issue(h, ["--control-plane", "--profile", "admin-rw"]).secret;
   admin = await connectHttp(server.url, adminSecret);
@@ -119,16 +123,14 @@ describe("templates over MCP", () => {
     expect(workspaces.find((w) => w.name === "other")?.template).toBeNull();
   });
 
-  it("workspace_create template_slug starts from the template's head checkpoint, like a fork", async () => {
+  it("workspace_create template_slug starts from the template's live state, like a fork", async () => {
     const made = await admin.ok<WorkspaceResult>("workspace_create", {
       name: "from-starter",
       description: "seeded",
       template_slug: "starter",
     });
     expect(made).toMatchObject({ name: "from-starter", template_slug: "starter", head: "fork", description: "seeded" });
-    expect((await admin.ok("file_read", { workspace: "from-starter", path: "/app.txt" })).content).toBe(
-      "checkpointed\n",
-    );
+    expect((await admin.ok("file_read", { workspace: "from-starter", path: "/app.txt" })).content).toBe("live only\n");
     const { checkpoints } = await admin.ok<{ checkpoints: { name: string; kind: string; description: string }[] }>(
       "checkpoint_list",
       { workspace: "from-starter" },
@@ -137,9 +139,20 @@ describe("templates over MCP", () => {
       expect.objectContaining({
         name: "fork",
         kind: "fork",
-        description: "from template starter (workspace base, checkpoint v1)",
+        description: "from template starter (workspace base, live state after checkpoint v1)",
       }),
     ]);
+  });
+
+  it("a template whose files were never checkpointed gives them to the new workspace", async () => {
+    const made = await admin.ok<WorkspaceResult>("workspace_create", {
+      name: "from-fresh",
+      template_slug: "fresh-start",
+    });
+    expect(made).toMatchObject({ name: "from-fresh", template_slug: "fresh-start", head: "fork" });
+    expect((await admin.ok("file_read", { workspace: "from-fresh", path: "/seed.txt" })).content).toBe(
+      "never checkpointed\n",
+    );
   });
 
   it("an unknown slug is NOT_FOUND pointing at workspace_list", async () => {

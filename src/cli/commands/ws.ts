@@ -27,7 +27,7 @@ export function registerWorkspaceCommands(program: Command): void {
 
   leaf(ws, "create <name>", "create an empty workspace, or one from a template")
     .option("--description <text>", "what the workspace is for")
-    .option("--template <slug>", "start from this template's head checkpoint (see afs ws list)")
+    .option("--template <slug>", "start from what this template holds now, like a fork (see afs ws list)")
     .action((name: string, flags: DescriptionFlags & { template?: string }, cmd: Command) =>
       withAfs(cmd, async (afs) => {
         const info = await afs.workspaces.create(name, { description: flags.description, template: flags.template });

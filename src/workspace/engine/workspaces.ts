@@ -81,7 +81,7 @@ export class Workspaces {
     const at =
       head === source.head.id && root === source.head.root
         ? `checkpoint ${source.head.name}`
-        : `live state on checkpoint ${(await this.engine.store.getCheckpointById(head))?.name ?? head}`;
+        : `live state after checkpoint ${(await this.engine.store.getCheckpointById(head))?.name ?? head}`;
     const origin = `from template ${options.template} (workspace ${source.workspace}, ${at})`;
     return createWithRoot(this.engine, name, root, {
       kind: "fork",

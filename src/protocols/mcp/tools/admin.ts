@@ -78,7 +78,7 @@ export const adminTools: readonly Tool[] = [
     title: "Create a workspace",
     family: "admin-write",
     description:
-      "Create a workspace: empty, or with template_slug starting from that template's head checkpoint (like a fork, at once). Takes the local arguments {workspace, description, set_current} or the hosted control plane's {name, description, template_slug}; with set_current it also becomes the current workspace of this afs home.",
+      "Create a workspace: empty, or with template_slug starting from what that template holds now, its live state (like a fork). Takes the local arguments {workspace, description, set_current} or the hosted control plane's {name, description, template_slug}; with set_current it also becomes the current workspace of this afs home.",
     input: z.strictObject({
       workspace: workspaceName
         .optional()
