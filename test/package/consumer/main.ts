@@ -35,14 +35,14 @@ const home = await mkdtemp(join(tmpdir(), "afs-consumer-"));
 const afs = await Afs.open({ home });
 try {
   // The engine: a workspace, a file written and read through the operations, a checkpoint, a diff.
-  await afs.createWorkspace("demo", { description: "from the consumer" });
-  const volume = await afs.volume("demo");
+  await afs.workspaces.create("demo", { description: "from the consumer" });
+  const volume = await afs.workspaces.volume("demo");
   await write(volume, writeArgs.parse({ path: "/hello.txt", content: "hello, world\n" }));
   const file: ReadResult = await read(volume, readArgs.parse({ path: "/hello.txt" }));
   check(file.content === "hello, world\n", `read gave ${JSON.stringify(file.content)}`);
-  const { checkpoint } = await afs.createCheckpoint("demo", { name: "v1" });
+  const { checkpoint } = await afs.checkpoints.create("demo", { name: "v1" });
   await replace(volume, replaceArgs.parse({ path: "/hello.txt", old: "world", new: "agents" }));
-  const diff = await afs.diff("demo", checkpoint.name);
+  const diff = await afs.checkpoints.diff("demo", checkpoint.name);
   check(diff.summary.modified === 1, `diff: ${JSON.stringify(diff.summary)}`);
   const listed = await list(volume, listArgs.parse({ path: "/" }));
 
