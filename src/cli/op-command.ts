@@ -22,6 +22,8 @@ export interface OpCommand<A, R> {
   positionals?: Readonly<Record<string, string>>;
   /** Flags as commander spells them ("-i, --ignore-case", "--old <text>") → the operation's argument. */
   flags?: Readonly<Record<string, string>>;
+  /** Flags taken for the habits of other tools that change nothing here (commander spelling → help). */
+  accepted?: Readonly<Record<string, string>>;
   /** Arguments the CLI always passes (not user-facing). */
   fixed?: Readonly<Record<string, unknown>>;
   /** The operation's text argument that --content fills, or stdin when --content is absent. */
@@ -99,6 +101,7 @@ export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command
     cmd.addOption(option);
     return { option, arg };
   });
+  for (const [flags, help] of Object.entries(def.accepted ?? {})) cmd.option(flags, help);
   if (def.content) {
     const contentArg = def.content;
     cmd.option("--content <text>", `${props[contentArg]?.description ?? "the content"} Read from stdin when omitted.`);

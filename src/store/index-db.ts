@@ -12,6 +12,7 @@ const BUSY_TIMEOUT_MS = 10_000;
 
 export class IndexDb {
   private constructor(
+    /** @internal better-sqlite3's types stay out of the package's .d.ts (its @types are a devDependency). */
     readonly db: Database.Database,
     readonly path: string,
   ) {}
@@ -77,6 +78,7 @@ export class IndexDb {
 /**
  * One component's prepared statements, made on first use once its tables are up to date, so a
  * process that never searches never opens the index file.
+ * @internal better-sqlite3's types stay out of the package's .d.ts.
  */
 export function componentStatements<S>(
   open: () => IndexDb,

@@ -173,6 +173,11 @@ describe("reading files", () => {
     );
     expect(afs.ok(["fs", "grep", "--glob", "//*"])).toBe("/src/app.ts:4:// foo\n");
     expect(afs.ok(["fs", "grep", "--fixed-strings", "o("])).toBe("/src/app.ts:2:foo();\n");
+    // -n / --line-number, as grep and rg take it: the same output, numbers included anyway.
+    expect(afs.ok(["fs", "grep", "-n", "foo", "/src"])).toBe(afs.ok(["fs", "grep", "foo", "/src"]));
+    expect(afs.ok(["fs", "grep", "--line-number", "-w", "foo", "/src"])).toBe(
+      "/src/app.ts:2:foo();\n/src/app.ts:4:// foo\n",
+    );
     const json = afs.json<{ mode: string; matches: { path: string; line: number; text: string }[] }>([
       "fs",
       "grep",

@@ -148,6 +148,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
           "--limit <n>": "limit",
           "--cursor <cursor>": "cursor",
         },
+        // People who use grep and rg type -n; every match line carries its number anyway.
+        accepted: { "-n, --line-number": "accepted as grep and rg take it; line numbers are always printed" },
         render,
       });
   },

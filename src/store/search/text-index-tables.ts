@@ -61,6 +61,7 @@ export const TEXT_INDEX_SCHEMA = [
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
+/** @internal better-sqlite3's statement types cannot be named in a .d.ts; the store is not public. */
 export function prepareTextIndex(db: Database.Database) {
   return {
     db,

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 
 const require = createRequire(import.meta.url);
 
-export const Sqlite = Database;
+export const Sqlite: typeof Database = Database;
 
 /**
  * The compiled addon, named directly: better-sqlite3's own lookup (the `bindings` package) probes a

@@ -27,6 +27,7 @@ export interface ObjectInfo {
 
 export type ObjectKind = "blob" | "tree";
 
+/** @internal better-sqlite3's statement types cannot be named in a .d.ts; the store is not public. */
 export function prepare(db: Database.Database) {
   const objects = (table: "blobs" | "trees") => ({
     put: db.prepare<[Hash, number, number, Buffer]>(
