@@ -6,6 +6,7 @@ import { userInfo } from "node:os";
 import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
 import { KeyedLock } from "../core/keyed-lock.js";
+import { keptChanging, RETRY, retryOnConflict } from "../core/retry.js";
 import { ChunkIndex } from "../search/chunk-index.js";
 import { embedderFromEnv } from "../search/embedder.js";
 import { IndexDb, indexDbPath } from "../store/index-db.js";
@@ -501,15 +502,18 @@ export class Afs {
   }
 
   /** The live state folded into trees (stored, unreferenced until a checkpoint uses them). */
-  private async liveRoot(name: string): Promise<{ root: Hash; head: string }> {
-    for (;;) {
-      const snap = await snapshot(this.ctx, name);
-      const rows = await this.store.overlayUnder(name, "/");
-      const writer = new TreeWriter();
-      const root = await fold(snap.root, rows, this.ctx.trees, writer);
-      await writer.flush(this.store);
-      if (await snap.stillCurrent()) return { root, head: snap.workspace.head };
-    }
+  private liveRoot(name: string): Promise<{ root: Hash; head: string }> {
+    return retryOnConflict(
+      async () => {
+        const snap = await snapshot(this.ctx, name);
+        const rows = await this.store.overlayUnder(name, "/");
+        const writer = new TreeWriter();
+        const root = await fold(snap.root, rows, this.ctx.trees, writer);
+        await writer.flush(this.store);
+        return (await snap.stillCurrent()) ? { root, head: snap.workspace.head } : RETRY;
+      },
+      { giveUp: keptChanging(name, "while its live state was read") },
+    );
   }
 
   private async createWithRoot(
