@@ -2,7 +2,6 @@
 // one Lua script over one workspace's keys (keys.ts), checking the revision and every other
 // precondition before its first write, so a lost race is CONFLICT and a failure changes nothing.
 import type { Entry } from "../../core/entry.js";
-import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import type { StoreDriver } from "../checked-store.js";
 import type { ByteRange } from "../chunking.js";
