@@ -123,19 +123,19 @@ export class RedisStore implements StoreDriver {
   }
 
   getBlob(hash: Hash): Promise<Buffer | null> {
-    return this.blobs.get(hash);
+    return this.blobs.read.get(hash);
   }
 
   blobSize(hash: Hash): Promise<number | null> {
-    return this.blobs.size(hash);
+    return this.blobs.read.size(hash);
   }
 
   readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
-    return this.blobs.ranges(hash, ranges);
+    return this.blobs.read.ranges(hash, ranges);
   }
 
   blobStream(hash: Hash): AsyncIterable<Buffer> {
-    return this.blobs.stream(hash);
+    return this.blobs.read.stream(hash);
   }
 
   hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>> {

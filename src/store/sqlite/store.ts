@@ -192,20 +192,20 @@ export class SqliteStore implements StoreDriver {
     return this.blobs.putStream(source);
   }
 
-  async getBlob(hash: Hash): Promise<Buffer | null> {
-    return this.blobs.get(hash);
+  getBlob(hash: Hash): Promise<Buffer | null> {
+    return this.blobs.read.get(hash);
   }
 
-  async blobSize(hash: Hash): Promise<number | null> {
-    return this.blobs.size(hash);
+  blobSize(hash: Hash): Promise<number | null> {
+    return this.blobs.read.size(hash);
   }
 
   readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
-    return this.blobs.ranges(hash, ranges);
+    return this.blobs.read.ranges(hash, ranges);
   }
 
   blobStream(hash: Hash): AsyncIterable<Buffer> {
-    return this.blobs.stream(hash);
+    return this.blobs.read.stream(hash);
   }
 
   async hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>> {
