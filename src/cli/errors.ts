@@ -1,8 +1,8 @@
 // The CLI's error edge: every failure becomes one line on stderr and an exit status read from
 // one table keyed by AfsError code, so scripts can tell "not found" from "conflict".
 import { CommanderError } from "commander";
-import type { ZodError } from "zod";
 import { AfsError, type ErrorCode, type NextStep, toAfsError, withNextStep } from "../core/errors.js";
+import { isSchemaError, issuesText, type SchemaIssue } from "../core/schema-issues.js";
 import { warn } from "./output.js";
 
 /** Exit statuses. 0 is success; USAGE covers bad flags, bad names and bad paths alike. */
@@ -39,18 +39,9 @@ export class ExitStatus extends Error {
 export type FlagNames = Readonly<Record<string, string>>;
 
 /** Turns a schema failure into INVALID_ARGUMENT, naming the flag or argument the user typed. */
-export function fromZod(e: ZodError, flags: FlagNames = {}): AfsError {
-  const parts = e.issues.map((issue) => {
-    const key = issue.path.map(String).join(".");
-    const name = flags[issue.path.map(String)[0] ?? ""] ?? key;
-    return name ? `${name}: ${issue.message}` : issue.message;
-  });
-  return new AfsError("INVALID_ARGUMENT", parts.join("; "));
+export function fromZod(e: { issues: readonly SchemaIssue[] }, flags: FlagNames = {}): AfsError {
+  return new AfsError("INVALID_ARGUMENT", issuesText(e.issues, flags));
 }
-
-/** Told by shape rather than `instanceof`, so the error edge of every command does not load zod (~100 ms). */
-const isZodError = (e: unknown): e is ZodError =>
-  e instanceof Error && e.name === "ZodError" && Array.isArray((e as { issues?: unknown }).issues);
 
 /** Prints the error and returns the exit status for it. */
 export function report(e: unknown): number {
@@ -59,7 +50,8 @@ export function report(e: unknown): number {
     // commander already printed its one line; help and --version are not failures.
     return e.exitCode === 0 ? 0 : EXIT_CODES.USAGE;
   }
-  const err = isZodError(e) ? fromZod(e) : toAfsError(e);
+  // Told by shape (isSchemaError), so the error edge of every command does not load zod (~100 ms).
+  const err = isSchemaError(e) ? fromZod(e) : toAfsError(e);
   warn(`afs: ${withNextStep(err, CLI_NEXT_STEPS)} [${err.code}]\n`);
   if (process.env.AFS_DEBUG === "1") {
     warn(`${(e instanceof Error && e.stack) || String(e)}\n`);

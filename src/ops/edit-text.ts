@@ -1,8 +1,9 @@
 // Read-modify-write for text edits: decode the file, edit its "\n"-normalized body, put the BOM and
 // line endings back, and write under the volume's atomic precondition, retrying when another writer
 // got in between (unless the caller pinned expected_sha256, which turns a race into CONFLICT).
-import { AfsError, isAfsError } from "../core/errors.js";
+import { AfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
+import { RETRY, retryIfConflict, retryOnConflict, spentText } from "../core/retry.js";
 import { decodeText, shapeOf, type TextShape, withShape } from "../core/text.js";
 import type { MutationResult, Volume } from "../volume/volume.js";
 
@@ -44,9 +45,6 @@ export function checkExpected(file: TextFile, expected: Hash | undefined): void 
   }
 }
 
-// Enough for a handful of processes appending to one file at once; each retry re-reads the file.
-const MAX_ATTEMPTS = 40;
-
 /**
  * Applies `edit` to the file's normalized body and writes the result atomically. `edit` must be
  * pure: it runs again on the fresh text after a lost race.
@@ -58,23 +56,25 @@ export async function editText<X extends object>(
   expected: Hash | undefined,
   edit: (body: string, file: TextFile) => { body: string; extra: X },
 ): Promise<MutationResult & X> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const file = await readText(volume, path);
-    checkExpected(file, expected);
-    const { body, extra } = edit(file.shape.body, file);
-    const out = Buffer.from(withShape(body, file.shape), "utf8");
-    try {
-      const result = await volume.writeFile(path, out, { op, expectSha256: file.sha256 });
-      return { ...result, ...extra };
-    } catch (e) {
-      if (!(isAfsError(e) && e.code === "CONFLICT") || expected !== undefined) throw e;
-      // Someone else wrote in between: back off a little (jittered, growing) and redo the edit.
-      await new Promise((done) => setTimeout(done, Math.random() * Math.min(100, 2 ** attempt)));
-    }
-  }
-  throw new AfsError(
-    "CONFLICT",
-    `${path} kept changing while ${op} was editing it (${MAX_ATTEMPTS} attempts); read it again and retry`,
-    { path },
+  // Someone else wrote in between: redo the edit on the fresh text (core/retry.ts's pause and
+  // budget); a pinned expected_sha256 makes that race the caller's CONFLICT instead.
+  return retryOnConflict(
+    async () => {
+      const file = await readText(volume, path);
+      checkExpected(file, expected);
+      const { body, extra } = edit(file.shape.body, file);
+      const out = Buffer.from(withShape(body, file.shape), "utf8");
+      const write = volume.writeFile(path, out, { op, expectSha256: file.sha256 });
+      const result = expected === undefined ? await retryIfConflict(write) : await write;
+      return result === RETRY ? RETRY : { ...result, ...extra };
+    },
+    {
+      giveUp: (spent) =>
+        new AfsError(
+          "CONFLICT",
+          `${path} kept changing while ${op} was editing it (${spentText(spent)}); read it again and retry`,
+          { path },
+        ),
+    },
   );
 }

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { AfsError, isAfsError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
+import { RETRY, retryOnConflict, spentText, type Try } from "../core/retry.js";
 import { decodeText, shapeOf, withShape } from "../core/text.js";
 import type { MutationResult, Volume } from "../volume/volume.js";
 import { pathArg } from "./args.js";
@@ -14,8 +15,6 @@ export const writeTextArgs = z.strictObject({
   content: z.string().describe("The complete new text of the file; it takes the file's line endings and BOM."),
 });
 export type WriteTextArgs = z.infer<typeof writeTextArgs>;
-
-const MAX_ATTEMPTS = 20;
 
 /** The text to store over `old`: the given text in the old file's shape, when it has one. */
 export function inShapeOf(old: string | null, content: string): string {
@@ -32,25 +31,39 @@ export function inShapeOf(old: string | null, content: string): string {
  */
 export async function writeText(volume: Volume, args: WriteTextArgs, known?: Buffer | null): Promise<MutationResult> {
   const path = normalizePath(args.path);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const old =
-      attempt === 0 && known !== undefined
-        ? known
-        : await volume.readFile(path).catch((e) => {
-            if (isAfsError(e) && e.code === "NOT_FOUND") return null;
-            throw e;
-          });
-    const text = inShapeOf(old === null ? null : decodeText(old), args.content);
-    try {
-      // The write lands only over exactly what was read (or where nothing was), so a writer that
-      // got in between is never overwritten with a shape computed from stale text.
-      // A second miss in a row is a name that exists but cannot be read as a file (a dangling
-      // symlink): write through it, as an editor would.
-      const expectSha256 = old !== null ? sha256(old) : attempt === 0 ? null : undefined;
-      return await volume.writeFile(path, Buffer.from(text, "utf8"), { op: "write", expectSha256 });
-    } catch (e) {
-      if (!(isAfsError(e) && (e.code === "CONFLICT" || e.code === "ALREADY_EXISTS" || e.code === "NOT_FOUND"))) throw e;
-    }
-  }
-  throw new AfsError("CONFLICT", `${path} kept changing while it was being written; write it again`, { path });
+  return retryOnConflict(
+    async (attempt): Promise<Try<MutationResult>> => {
+      const old =
+        attempt === 0 && known !== undefined
+          ? known
+          : await volume.readFile(path).catch((e) => {
+              if (isAfsError(e) && e.code === "NOT_FOUND") return null;
+              throw e;
+            });
+      const text = inShapeOf(old === null ? null : decodeText(old), args.content);
+      try {
+        // The write lands only over exactly what was read (or where nothing was), so a writer that
+        // got in between is never overwritten with a shape computed from stale text.
+        // A second miss in a row is a name that exists but cannot be read as a file (a dangling
+        // symlink): write through it, as an editor would.
+        const expectSha256 = old !== null ? sha256(old) : attempt === 0 ? null : undefined;
+        return await volume.writeFile(path, Buffer.from(text, "utf8"), { op: "write", expectSha256 });
+      } catch (e) {
+        if (isAfsError(e) && (e.code === "CONFLICT" || e.code === "ALREADY_EXISTS" || e.code === "NOT_FOUND")) {
+          return RETRY;
+        }
+        throw e;
+      }
+    },
+    {
+      giveUp: (spent) =>
+        new AfsError(
+          "CONFLICT",
+          `${path} kept changing while it was being written (${spentText(spent)}); write it again`,
+          {
+            path,
+          },
+        ),
+    },
+  );
 }

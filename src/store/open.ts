@@ -5,6 +5,7 @@
 // SQLite never loads the Redis client and the reverse.
 import { fileURLToPath } from "node:url";
 import { AfsError } from "../core/errors.js";
+import { checkedStore, type StoreDriver } from "./checked-store.js";
 import type { Store } from "./store.js";
 import { maskStoreUrl } from "./url.js";
 
@@ -17,14 +18,19 @@ const invalid = (url: string, why: string): AfsError =>
   });
 
 /** What each URL scheme opens; a bare path (no scheme) opens SQLite too. */
-const SCHEMES: Record<string, (url: string, rest: string) => Promise<Store>> = {
+const SCHEMES: Record<string, (url: string, rest: string) => Promise<StoreDriver>> = {
   sqlite: (url, rest) => openSqlite(sqlitePath(url, rest)),
   file: (url, rest) => openSqlite(rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest)),
   redis: openRedis,
   rediss: openRedis,
 };
 
+/** The store `url` names, inside the contract's checks (checked-store.ts), as every caller gets it. */
 export async function openStore(url: string): Promise<Store> {
+  return checkedStore(await openDriver(url));
+}
+
+async function openDriver(url: string): Promise<StoreDriver> {
   if (url.trim() === "") throw invalid(url, "is empty");
   // A one-letter "scheme" is a Windows drive (C:\…), i.e. a bare path.
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]+):/.exec(url)?.[1];
@@ -34,7 +40,7 @@ export async function openStore(url: string): Promise<Store> {
   return open(url, url.slice(scheme.length + 1));
 }
 
-async function openSqlite(path: string): Promise<Store> {
+async function openSqlite(path: string): Promise<StoreDriver> {
   const { SqliteStore } = await import("./sqlite/store.js");
   return SqliteStore.open(path);
 }
@@ -64,7 +70,7 @@ function nonEmpty(url: string, path: string): string {
   return path;
 }
 
-async function openRedis(url: string): Promise<Store> {
+async function openRedis(url: string): Promise<StoreDriver> {
   const { RedisStore } = await import("./redis/store.js");
   return RedisStore.open(url);
 }

@@ -1,14 +1,14 @@
 // Checkpoints: fold the live overlay into an immutable snapshot, list, restore, delete.
 // Every head move is a compare-and-set on the workspace revision, retried on a race after a short
-// jittered pause (retry.ts), so a checkpoint lands even while another process writes without pause.
+// jittered pause (core/retry.ts), so a checkpoint lands even while another process writes without pause.
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import { keptChanging, RETRY, retryIfConflict, retryOnConflict } from "../core/retry.js";
 import type { CheckpointKind, CheckpointRecord } from "../store/store.js";
 import { type CheckpointInfo, checkpointInfo, type EngineContext, snapshot } from "./context.js";
 import { fold } from "./fold.js";
 import { checkName } from "./names.js";
-import { retryAfter } from "./retry.js";
 import { notFoundWorkspace } from "./snapshot.js";
 import { TreeWriter } from "./tree.js";
 
@@ -35,51 +35,50 @@ export async function createCheckpoint(
       `checkpoint ${options.name} already exists in ${workspace}; pick another name`,
     );
   }
-  const started = Date.now();
   // Between reading the revision and moving head, every round trip to the store is time for
   // another writer to win: the head's record is fetched only when it is the answer.
-  for (let attempt = 0; ; attempt++) {
-    const snap = await snapshot(ctx, workspace);
-    const rows = await ctx.store.overlayUnder(workspace, "/");
-    if (rows.length === 0) {
-      return { checkpoint: checkpointInfo(await requireCheckpointById(ctx, snap.workspace.head)), created: false };
-    }
-    const writer = new TreeWriter();
-    const root = await fold(snap.root, rows, ctx.trees, writer);
-    const kind = options.kind ?? "manual";
-    const record: CheckpointRecord | null =
-      root === snap.root
-        ? null
-        : {
-            id: randomUUID(),
-            workspace,
-            name: options.name ?? `${kind === "safety" ? "safety" : "cp"}-${snap.revision}`,
-            root,
-            parent: snap.workspace.head,
-            createdAt: Date.now(),
-            actor: ctx.actor,
-            kind,
-            description: options.description ?? "",
-          };
-    await writer.flush(ctx.store);
-    try {
-      await ctx.store.moveHead(workspace, {
-        expectRevision: snap.revision,
-        checkpoint: record,
-        head: record?.id ?? snap.workspace.head,
-        clearOverlay: true,
-        event: { op: "checkpoint", path: "/", oldHash: snap.root, newHash: root, actor: ctx.actor },
-      });
+  return retryOnConflict(
+    async () => {
+      const snap = await snapshot(ctx, workspace);
+      const rows = await ctx.store.overlayUnder(workspace, "/");
+      if (rows.length === 0) {
+        return { checkpoint: checkpointInfo(await requireCheckpointById(ctx, snap.workspace.head)), created: false };
+      }
+      const writer = new TreeWriter();
+      const root = await fold(snap.root, rows, ctx.trees, writer);
+      const kind = options.kind ?? "manual";
+      const record: CheckpointRecord | null =
+        root === snap.root
+          ? null
+          : {
+              id: randomUUID(),
+              workspace,
+              name: options.name ?? `${kind === "safety" ? "safety" : "cp"}-${snap.revision}`,
+              root,
+              parent: snap.workspace.head,
+              createdAt: Date.now(),
+              actor: ctx.actor,
+              kind,
+              description: options.description ?? "",
+            };
+      await writer.flush(ctx.store);
+      const moved = await retryIfConflict(
+        ctx.store.moveHead(workspace, {
+          expectRevision: snap.revision,
+          checkpoint: record,
+          head: record?.id ?? snap.workspace.head,
+          clearOverlay: true,
+          event: { op: "checkpoint", path: "/", oldHash: snap.root, newHash: root, actor: ctx.actor },
+        }),
+      );
+      if (moved === RETRY) return RETRY;
       if (!record)
         return { checkpoint: checkpointInfo(await requireCheckpointById(ctx, snap.workspace.head)), created: false };
       ctx.roots.set(record.id, root);
       return { checkpoint: checkpointInfo(record), created: true };
-    } catch (e) {
-      if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
-    }
-    if (!(await retryAfter(attempt, started))) break;
-  }
-  throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the checkpoint; retry`);
+    },
+    { giveUp: keptChanging(workspace, "during the checkpoint") },
+  );
 }
 
 /**
@@ -92,37 +91,36 @@ export async function keepRoot(
   root: Hash,
   description: string,
 ): Promise<CheckpointInfo | null> {
-  const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    const snap = await snapshot(ctx, workspace);
-    if (snap.root === root) return null;
-    const record: CheckpointRecord = {
-      id: randomUUID(),
-      workspace,
-      name: `safety-${snap.revision}`,
-      root,
-      parent: snap.workspace.head,
-      createdAt: Date.now(),
-      actor: ctx.actor,
-      kind: "safety",
-      description,
-    };
-    try {
-      await ctx.store.moveHead(workspace, {
-        expectRevision: snap.revision,
-        checkpoint: record,
-        head: snap.workspace.head,
-        clearOverlay: false,
-        event: { op: "checkpoint", path: "/", oldHash: null, newHash: root, actor: ctx.actor },
-      });
+  return retryOnConflict(
+    async () => {
+      const snap = await snapshot(ctx, workspace);
+      if (snap.root === root) return null;
+      const record: CheckpointRecord = {
+        id: randomUUID(),
+        workspace,
+        name: `safety-${snap.revision}`,
+        root,
+        parent: snap.workspace.head,
+        createdAt: Date.now(),
+        actor: ctx.actor,
+        kind: "safety",
+        description,
+      };
+      const moved = await retryIfConflict(
+        ctx.store.moveHead(workspace, {
+          expectRevision: snap.revision,
+          checkpoint: record,
+          head: snap.workspace.head,
+          clearOverlay: false,
+          event: { op: "checkpoint", path: "/", oldHash: null, newHash: root, actor: ctx.actor },
+        }),
+      );
+      if (moved === RETRY) return RETRY;
       ctx.roots.set(record.id, root);
       return checkpointInfo(record);
-    } catch (e) {
-      if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
-    }
-    if (!(await retryAfter(attempt, started))) break;
-  }
-  throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing while saving a safety checkpoint; retry`);
+    },
+    { giveUp: keptChanging(workspace, "while saving a safety checkpoint") },
+  );
 }
 
 export async function listCheckpoints(ctx: EngineContext, workspace: string): Promise<CheckpointInfo[]> {
@@ -152,34 +150,31 @@ export async function restoreCheckpoint(
 ): Promise<{ checkpoint: CheckpointInfo; safety: CheckpointInfo | null }> {
   const target = await getCheckpoint(ctx, workspace, name);
   let safety: CheckpointInfo | null = null;
-  const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    if ((await ctx.store.overlayCount(workspace)) > 0) {
-      const saved = await createCheckpoint(ctx, workspace, {
-        kind: "safety",
-        description: `live state before restoring ${target.name}`,
-      });
-      if (saved.created) safety = saved.checkpoint;
-    }
-    const snap = await snapshot(ctx, workspace);
-    // Changed again since the safety checkpoint: save those changes too before discarding anything.
-    if ((await ctx.store.overlayCount(workspace)) === 0) {
-      try {
-        await ctx.store.moveHead(workspace, {
+  return retryOnConflict(
+    async () => {
+      if ((await ctx.store.overlayCount(workspace)) > 0) {
+        const saved = await createCheckpoint(ctx, workspace, {
+          kind: "safety",
+          description: `live state before restoring ${target.name}`,
+        });
+        if (saved.created) safety = saved.checkpoint;
+      }
+      const snap = await snapshot(ctx, workspace);
+      // Changed again since the safety checkpoint: save those changes too before discarding anything.
+      if ((await ctx.store.overlayCount(workspace)) > 0) return RETRY;
+      const moved = await retryIfConflict(
+        ctx.store.moveHead(workspace, {
           expectRevision: snap.revision,
           checkpoint: null,
           head: target.id,
           clearOverlay: true,
           event: { op: "restore", path: "/", oldHash: snap.root, newHash: target.root, actor: ctx.actor },
-        });
-        return { checkpoint: checkpointInfo(target), safety };
-      } catch (e) {
-        if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
-      }
-    }
-    if (!(await retryAfter(attempt, started))) break;
-  }
-  throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the restore; retry`);
+        }),
+      );
+      return moved === RETRY ? RETRY : { checkpoint: checkpointInfo(target), safety };
+    },
+    { giveUp: keptChanging(workspace, "during the restore") },
+  );
 }
 
 export async function deleteCheckpoint(ctx: EngineContext, workspace: string, name: string): Promise<void> {

@@ -5,10 +5,10 @@
 import { lstat, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { DIR_MODE, type Entry, SYMLINK_MODE } from "../core/entry.js";
-import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import { WeightedLru } from "../core/lru.js";
 import { ancestors, baseName, joinPath, normalizePath, parentOf, ROOT, segments } from "../core/paths.js";
+import { keptChanging, RETRY, retryIfConflict, retryOnConflict } from "../core/retry.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
 import {
   type DiskEntry,
@@ -33,7 +33,6 @@ import { TreeWriter } from "./tree.js";
  * 2 s covers coarse filesystem clocks; with the watcher, a later write also produces an event.
  */
 export const RACY_MS = 2_000;
-const MAX_ATTEMPTS = 32;
 const BATCH_BYTES = 16 * 1024 * 1024;
 const READ_CONCURRENCY = 16;
 
@@ -95,29 +94,28 @@ export async function recordDirectory(
 ): Promise<RecordResult> {
   const wanted = options.paths === undefined ? [ROOT] : recordTargets(options.paths);
   const reader = new BlobReader(ctx.store);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const snap = await snapshot(ctx, workspace);
-    const rec = new Recording(ctx, snap, root, reader, verified);
-    await rec.run(wanted);
-    const counts = { ...rec.counts, hashed: reader.hashed };
-    if (rec.events.length === 0) return { ...counts, revision: snap.revision };
-    await reader.flush();
-    await rec.writer.flush(ctx.store);
-    try {
-      const revision = await ctx.store.commit(workspace, {
-        expectRevision: snap.revision,
-        clearUnder: rec.clearUnder,
-        set: rec.rows,
-        events: rec.events.map((e) => ({ ...e, actor: ctx.actor })),
-      });
-      return { ...counts, revision };
-    } catch (e) {
-      if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
-      // Another writer landed first: recompute against its result (files already read are not read again).
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
-    }
-  }
-  throw new AfsError("TIMEOUT", `workspace ${workspace} kept changing during the record; retry`);
+  // A lost race is recomputed against the winner's result (files already read are not read again).
+  return retryOnConflict(
+    async () => {
+      const snap = await snapshot(ctx, workspace);
+      const rec = new Recording(ctx, snap, root, reader, verified);
+      await rec.run(wanted);
+      const counts = { ...rec.counts, hashed: reader.hashed };
+      if (rec.events.length === 0) return { ...counts, revision: snap.revision };
+      await reader.flush();
+      await rec.writer.flush(ctx.store);
+      const revision = await retryIfConflict(
+        ctx.store.commit(workspace, {
+          expectRevision: snap.revision,
+          clearUnder: rec.clearUnder,
+          set: rec.rows,
+          events: rec.events.map((e) => ({ ...e, actor: ctx.actor })),
+        }),
+      );
+      return revision === RETRY ? RETRY : { ...counts, revision };
+    },
+    { giveUp: keptChanging(workspace, "during the record") },
+  );
 }
 
 /**

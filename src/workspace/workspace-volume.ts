@@ -6,6 +6,7 @@ import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { KeyedLock } from "../core/keyed-lock.js";
 import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
+import { RETRY, retryIfConflict, retryOnConflict, spentText } from "../core/retry.js";
 import type { QueryIndex } from "../search/query-index.js";
 import type { TextIndex } from "../search/text-index.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
@@ -13,12 +14,9 @@ import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../vo
 import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
 import type { SubtreeListings } from "./listings.js";
-import { retryAfter } from "./retry.js";
 import { Snapshot } from "./snapshot.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
-/** A read that keeps seeing commits land while it reads gives up (TIMEOUT) after this many tries. */
-const MAX_ATTEMPTS = 64;
 const MAX_SYMLINK_HOPS = 16;
 
 interface Planned {
@@ -48,14 +46,19 @@ export class WorkspaceVolume implements Volume {
     this.textIndex = indexes.textIndex;
   }
 
-  /** A snapshot whose reads are known to be consistent (no commit landed while it was read). */
-  private async read<T>(fn: (snap: Snapshot) => Promise<T>): Promise<T> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
-      const value = await fn(snap);
-      if (await snap.stillCurrent()) return value;
-    }
-    throw busy(this.workspace);
+  /**
+   * A snapshot whose reads are known to be consistent (no commit landed while it was read). A read
+   * that saw a commit land is tried again under the writers' policy: paused, within a time budget.
+   */
+  private read<T>(fn: (snap: Snapshot) => Promise<T>): Promise<T> {
+    return retryOnConflict(
+      async () => {
+        const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
+        const value = await fn(snap);
+        return (await snap.stillCurrent()) ? value : RETRY;
+      },
+      { giveUp: busy(this.workspace) },
+    );
   }
 
   async stat(path: string): Promise<Stat | null> {
@@ -291,29 +294,28 @@ export class WorkspaceVolume implements Volume {
    * recomputed after a jittered pause.
    */
   private mutate(plan: (snap: Snapshot) => Promise<Planned | null>, noopPath?: string): Promise<MutationResult> {
-    return this.caches.writers.run([`${this.store.url}\0${this.workspace}`], async () => {
-      const started = Date.now();
-      for (let attempt = 0; ; attempt++) {
-        const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
-        const planned = await plan(snap);
-        if (!planned || planned.events.length === 0) {
-          const p = planned?.result.path ?? (noopPath as string);
-          return planned ? { ...planned.result, revision: snap.revision } : { ...(await this.noop(snap, p)) };
-        }
-        try {
-          const revision = await this.store.commit(this.workspace, {
-            expectRevision: snap.revision,
-            clearUnder: planned.clearUnder,
-            set: planned.set,
-            events: planned.events.map((e) => ({ ...e, actor: this.actor })),
-          });
-          return { ...planned.result, revision };
-        } catch (e) {
-          if (!(e instanceof AfsError && e.code === "CONFLICT")) throw e;
-        }
-        if (!(await retryAfter(attempt, started))) throw busy(this.workspace);
-      }
-    });
+    return this.caches.writers.run([`${this.store.url}\0${this.workspace}`], () =>
+      retryOnConflict(
+        async () => {
+          const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
+          const planned = await plan(snap);
+          if (!planned || planned.events.length === 0) {
+            const p = planned?.result.path ?? (noopPath as string);
+            return planned ? { ...planned.result, revision: snap.revision } : { ...(await this.noop(snap, p)) };
+          }
+          const revision = await retryIfConflict(
+            this.store.commit(this.workspace, {
+              expectRevision: snap.revision,
+              clearUnder: planned.clearUnder,
+              set: planned.set,
+              events: planned.events.map((e) => ({ ...e, actor: this.actor })),
+            }),
+          );
+          return revision === RETRY ? RETRY : { ...planned.result, revision };
+        },
+        { giveUp: busy(this.workspace) },
+      ),
+    );
   }
 
   private async noop(snap: Snapshot, path: string): Promise<MutationResult> {
@@ -412,5 +414,11 @@ const newDir = (): Entry => ({ kind: "dir", hash: EMPTY_TREE, size: 0, mode: DIR
 const notFound = (path: string): AfsError => new AfsError("NOT_FOUND", `${path} does not exist`, { path });
 const isDirectory = (path: string): AfsError =>
   new AfsError("INVALID_ARGUMENT", `${path} is a directory; use list to see its contents`, { path });
-const busy = (ws: string): AfsError =>
-  new AfsError("TIMEOUT", `workspace ${ws} is too busy (too many concurrent writers); retry shortly`);
+const busy =
+  (ws: string) =>
+  (spent: { tries: number; ms: number }): AfsError =>
+    new AfsError(
+      "TIMEOUT",
+      `workspace ${ws} is too busy (too many concurrent writers; gave up after ${spentText(spent)}); retry shortly`,
+      { workspace: ws, tries: spent.tries },
+    );

@@ -4,10 +4,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
-import { RedisStore } from "../../src/store/redis/store.js";
 import type { EventRecord, Store } from "../../src/store/store.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
-import { storeEnabled } from "./stores.js";
+import { openRedis, storeEnabled } from "./stores.js";
 
 const EMPTY_ROOT = sha256("[]");
 const ev = (path: string) => ({ op: "write", path, oldHash: null, newHash: sha256(path), actor: "tester" });
@@ -63,8 +62,8 @@ describe.runIf(storeEnabled("redis"))("RedisStore followEvents across processes"
 
   it("delivers a commit made through another connection within 100 ms", async () => {
     const prefix = `follow${process.pid}`;
-    const reader = await RedisStore.open(server.url, { prefix });
-    const writer = await RedisStore.open(server.url, { prefix });
+    const reader = await openRedis(server.url, { prefix });
+    const writer = await openRedis(server.url, { prefix });
     try {
       await seed(writer, "ws");
       const seen: EventRecord[] = [];
@@ -110,8 +109,8 @@ describe.runIf(storeEnabled("redis"))("RedisStore followEvents across processes"
 
   it("wakes a follower of a stream added while the blocking read waits on others, at once", async () => {
     const prefix = `follow${process.pid}b`;
-    const reader = await RedisStore.open(server.url, { prefix });
-    const writer = await RedisStore.open(server.url, { prefix });
+    const reader = await openRedis(server.url, { prefix });
+    const writer = await openRedis(server.url, { prefix });
     try {
       await seed(writer, "a");
       await seed(writer, "b");
@@ -142,8 +141,8 @@ describe.runIf(storeEnabled("redis"))("RedisStore followEvents across processes"
 
   it("keeps following across a redis-server kill and restart, with no gap after it", async () => {
     const own = await startRedis();
-    const reader = await RedisStore.open(own.url);
-    const writer = await RedisStore.open(own.url);
+    const reader = await openRedis(own.url);
+    const writer = await openRedis(own.url);
     try {
       await seed(writer, "ws");
       const seen: EventRecord[] = [];

@@ -787,5 +787,56 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
         expect(problems.some((p) => p.includes(sha256("[3]")))).toBe(true);
       });
     });
+
+    describe("argument checks (the same on every store)", () => {
+      it("refuses a commit without events, a head that is not the initial checkpoint, and a checkpoint of another workspace, changing nothing", async () => {
+        const { initial } = await workspace("ws");
+        expect(await codeOf(store.commit("ws", { expectRevision: 0, set: [], events: [] }))).toBe("INVALID_ARGUMENT");
+        const other = checkpoint("other", "initial", { kind: "initial" });
+        const ws = (name: string, head: string): WorkspaceRecord => ({
+          name,
+          description: "",
+          head,
+          revision: 0,
+          createdAt: 1_000,
+          updatedAt: 1_000,
+        });
+        expect(await codeOf(store.createWorkspace(ws("other", "not-its-id"), other))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(store.createWorkspace(ws("third", other.id), other))).toBe("INVALID_ARGUMENT");
+        const foreign = checkpoint("other", "cp");
+        const move = store.moveHead("ws", {
+          expectRevision: 0,
+          checkpoint: foreign,
+          head: foreign.id,
+          clearOverlay: false,
+          event: event("/"),
+        });
+        expect(await codeOf(move)).toBe("INVALID_ARGUMENT");
+        expect((await store.listWorkspaces()).map((w) => w.name)).toEqual(["ws"]);
+        expect(await store.getWorkspace("ws")).toMatchObject({ revision: 0, head: initial.id });
+        expect(await store.getCheckpointById(foreign.id)).toBeNull();
+        expect(await store.getCheckpointById(other.id)).toBeNull();
+      });
+
+      it("answers empty questions with empty answers", async () => {
+        await workspace("ws");
+        expect(await store.overlayGet("ws", [])).toEqual(new Map());
+        expect(await store.hasBlobs([])).toEqual(new Set());
+        expect(await store.deleteObjects("blob", [])).toBe(0);
+        expect(await store.listEvents("ws", 0, 0)).toEqual([]);
+        await store.putBlobs([]);
+        await store.putTrees([]);
+        expect(await codeOf(store.readBlobRange(sha256("x"), -1, 1))).toBe("INVALID_ARGUMENT");
+      });
+
+      it("refuses every call once closed, with IO_ERROR; closing again is fine", async () => {
+        await workspace("ws");
+        await store.close();
+        await store.close();
+        expect(await codeOf(store.getWorkspace("ws"))).toBe("IO_ERROR");
+        expect(await codeOf(store.commit("ws", { expectRevision: 0, set: [], events: [event("/")] }))).toBe("IO_ERROR");
+        expect(await codeOf(collect(store.blobStream(sha256("x"))))).toBe("IO_ERROR");
+      });
+    });
   });
 }

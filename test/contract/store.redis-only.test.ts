@@ -6,12 +6,13 @@ import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AfsError } from "../../src/core/errors.js";
 import { sha256 } from "../../src/core/hash.js";
+import { driverOf } from "../../src/store/checked-store.js";
 import { openStore } from "../../src/store/open.js";
 import { parseRedisUrl } from "../../src/store/redis/connect.js";
 import { RedisStore } from "../../src/store/redis/store.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/store.js";
 import { freePort, type RedisServer, startRedis } from "../helpers/redis-server.js";
-import { storeEnabled } from "./stores.js";
+import { openRedis, storeEnabled } from "./stores.js";
 
 const EMPTY_ROOT = sha256("[]");
 const fileEntry = (s: string) => ({ kind: "file" as const, hash: sha256(s), size: s.length, mode: 0o644, mtime: 5 });
@@ -54,7 +55,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
   const stores: Store[] = [];
   const prefix = () => `only${process.pid}x${++n}`;
   const open = async (p = prefix()) => {
-    const s = await RedisStore.open(server.url, { prefix: p });
+    const s = await openRedis(server.url, { prefix: p });
     stores.push(s);
     return s;
   };
@@ -97,7 +98,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
   it("opens through openStore and refuses a URL whose database is not a number", async () => {
     const store = await openStore(server.url);
     try {
-      expect(store).toBeInstanceOf(RedisStore);
+      expect(driverOf(store)).toBeInstanceOf(RedisStore);
       expect(store.url).toBe(`redis://127.0.0.1:${server.port}/0`);
     } finally {
       await store.close();
@@ -138,22 +139,22 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
   it("never shows a password: masked in store.url and absent from errors", async () => {
     const secured = await startRedis(["--requirepass", "s3cret-pw"]);
     try {
-      const store = await RedisStore.open(`redis://:s3cret-pw@127.0.0.1:${secured.port}/0`);
+      const store = await openRedis(`redis://:s3cret-pw@127.0.0.1:${secured.port}/0`);
       try {
         expect(store.url).toBe(`redis://:***@127.0.0.1:${secured.port}/0`);
         expect(await store.getWorkspace("x")).toBeNull();
       } finally {
         await store.close();
       }
-      const viaEnv = await RedisStore.open(`redis://127.0.0.1:${secured.port}/0`, {
+      const viaEnv = await openRedis(`redis://127.0.0.1:${secured.port}/0`, {
         env: { AFS_REDIS_PASSWORD: "s3cret-pw" },
       });
       expect(viaEnv.url).not.toContain("s3cret");
       await viaEnv.close();
-      const wrong = await failure(RedisStore.open(`redis://:not-it@127.0.0.1:${secured.port}/0`));
+      const wrong = await failure(openRedis(`redis://:not-it@127.0.0.1:${secured.port}/0`));
       expect(wrong.code).toBe("PERMISSION_DENIED");
       expect(wrong.message).not.toContain("not-it");
-      const none = await failure(RedisStore.open(`redis://127.0.0.1:${secured.port}/0`, { env: {} }));
+      const none = await failure(openRedis(`redis://127.0.0.1:${secured.port}/0`, { env: {} }));
       expect(none.code).toBe("PERMISSION_DENIED");
       expect(none.message).toContain("AFS_REDIS_PASSWORD");
     } finally {
@@ -403,14 +404,14 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     try {
       const lines: string[] = [];
       const warn = (line: string) => lines.push(line);
-      await (await RedisStore.open(lax.url, { warn })).close();
-      await (await RedisStore.open(lax.url, { warn })).close();
+      await (await openRedis(lax.url, { warn })).close();
+      await (await openRedis(lax.url, { warn })).close();
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/appendonly yes/);
       expect(lines[0]).toMatch(/noeviction/);
       expect(lines[0]).toMatch(/everysec/);
       const strict: string[] = [];
-      await (await RedisStore.open(server.url, { warn: (l) => strict.push(l) })).close();
+      await (await openRedis(server.url, { warn: (l) => strict.push(l) })).close();
       expect(strict).toEqual([]);
     } finally {
       await lax.stop();
@@ -419,7 +420,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
 
   it("fails with TIMEOUT when the server stops answering, and carries on when it answers again", async () => {
     const own = await startRedis();
-    const store = await RedisStore.open(own.url, { commandTimeoutMs: 300 });
+    const store = await openRedis(own.url, { commandTimeoutMs: 300 });
     try {
       await seed(store);
       own.signal("SIGSTOP");
@@ -429,7 +430,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
       expect(frozen.message).toContain(`127.0.0.1:${own.port}`);
       expect(Date.now() - started).toBeLessThan(3_000);
       const opening = Date.now();
-      const unanswered = await failure(RedisStore.open(own.url));
+      const unanswered = await failure(openRedis(own.url));
       expect(unanswered).toMatchObject({ code: "IO_ERROR", message: expect.stringContaining(`127.0.0.1:${own.port}`) });
       expect(Date.now() - opening).toBeLessThan(10_000);
       own.signal("SIGCONT");
@@ -446,7 +447,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
 
   it("fails with IO_ERROR while the server is down and recovers by itself when it returns", async () => {
     const own = await startRedis();
-    const store = await RedisStore.open(own.url);
+    const store = await openRedis(own.url);
     try {
       await seed(store);
       await store.commit("ws", { expectRevision: 0, set: [{ path: "/a", entry: fileEntry("a") }], events: [ev("/a")] });
@@ -477,7 +478,7 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
 
   it("keeps every acknowledged commit, with no gap in the event log, across SIGKILLs during a write storm", async () => {
     const own = await startRedis();
-    const store = await RedisStore.open(own.url, { commandTimeoutMs: 2_000 });
+    const store = await openRedis(own.url, { commandTimeoutMs: 2_000 });
     const acknowledged = new Set<string>();
     const uncertain = new Set<string>();
     try {

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
-import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { openSqlite } from "./stores.js";
 
 const MiB = 1024 * 1024;
 
@@ -46,7 +46,7 @@ describe("SqliteStore chunk storage", () => {
     put.run(sha256(small), small.byteLength, 1, small);
     old.close();
 
-    const store = SqliteStore.open(path);
+    const store = openSqlite(path);
     try {
       expect((await store.getBlob(sha256(big)))?.equals(big)).toBe(true);
       expect((await store.getBlob(sha256(small)))?.toString()).toBe("small");
@@ -72,7 +72,7 @@ describe("SqliteStore chunk storage", () => {
 
   it("names the blob of a missing chunk and of a corrupt chunk", async () => {
     const path = join(dir, "afs.db");
-    const store = SqliteStore.open(path);
+    const store = openSqlite(path);
     const data = noise(3 * store.chunkBytes, 3);
     const { hash } = await store.putBlobStream([data]);
     const chunkHash = (i: number): string => sha256(data.subarray(i * store.chunkBytes, (i + 1) * store.chunkBytes));
@@ -98,7 +98,7 @@ describe("SqliteStore chunk storage", () => {
 
   it("keeps compressible contents deflated, incompressible ones raw, and reads both back exactly", async () => {
     const path = join(dir, "afs.db");
-    const store = SqliteStore.open(path);
+    const store = openSqlite(path);
     const text = Buffer.from("export const answer = 42;\n".repeat(400_000)); // ~10 MiB, chunked
     const small = Buffer.from("hello, compressible world. ".repeat(100));
     const random = noise(5000, 4);
@@ -130,7 +130,7 @@ describe("SqliteStore chunk storage", () => {
 
   it("repacks old values past the first page of blob keys and on into the chunk table", async () => {
     const path = join(dir, "afs.db");
-    const store = SqliteStore.open(path);
+    const store = openSqlite(path);
     // More blobs than one page of keys (256), each just large enough to be stored seekable.
     const blobs = Array.from({ length: 300 }, (_, i) => Buffer.from(`${i}: export const x = 1;\n`.repeat(3000)));
     const chunked = Buffer.from("const chunked = true;\n".repeat(250_000));

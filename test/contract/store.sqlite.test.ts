@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AfsError } from "../../src/core/errors.js";
 import { sha256 } from "../../src/core/hash.js";
+import { driverOf } from "../../src/store/checked-store.js";
 import { openStore } from "../../src/store/open.js";
 import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
@@ -16,7 +17,7 @@ import type { CheckpointRecord, Store, WorkspaceRecord } from "../../src/store/s
 import { storeChunksContract } from "./store-chunks-contract.js";
 import { storeContract } from "./store-contract.js";
 import { storeRepackContract } from "./store-repack-contract.js";
-import { sqliteFactory, sqliteRaw, storeEnabled } from "./stores.js";
+import { openSqlite, sqliteFactory, sqliteRaw, storeEnabled } from "./stores.js";
 
 describe.runIf(storeEnabled("sqlite"))("sqlite", () => {
   storeContract("sqlite", sqliteFactory);
@@ -75,7 +76,7 @@ describe("SqliteStore", () => {
 
   it("creates its file and parent directories, in WAL mode at the current schema version", async () => {
     const path = join(dir, "deep", "er", "afs.db");
-    const store = track(SqliteStore.open(path));
+    const store = track(openSqlite(path));
     expect(store.url).toBe(`sqlite:${path}`);
     expect((await stat(path)).isFile()).toBe(true);
     const raw = new Database(path, { readonly: true });
@@ -89,7 +90,7 @@ describe("SqliteStore", () => {
 
   it("keeps everything across a reopen", async () => {
     const path = join(dir, "afs.db");
-    const first = SqliteStore.open(path);
+    const first = openSqlite(path);
     const { ws, initial } = await seed(first);
     await first.putBlobs([{ hash: sha256("x"), data: Buffer.from("x") }]);
     await first.commit("ws", { expectRevision: 0, set: [{ path: "/x", entry: fileEntry("x") }], events: [ev("/x")] });
@@ -97,7 +98,7 @@ describe("SqliteStore", () => {
     await first.close();
     expect(await codeOf(first.getWorkspace("ws"))).toBe("IO_ERROR");
 
-    const again = track(SqliteStore.open(path));
+    const again = track(openSqlite(path));
     expect(await again.getWorkspace("ws")).toMatchObject({ ...ws, revision: 1, updatedAt: expect.any(Number) });
     expect(await again.getCheckpointById(initial.id)).toEqual(initial);
     expect((await again.getBlob(sha256("x")))?.toString()).toBe("x");
@@ -108,8 +109,8 @@ describe("SqliteStore", () => {
 
   it("shares one file between two connections, with the revision check holding across them", async () => {
     const path = join(dir, "afs.db");
-    const a = track(SqliteStore.open(path));
-    const b = track(SqliteStore.open(path));
+    const a = track(openSqlite(path));
+    const b = track(openSqlite(path));
     await seed(a);
     expect(await b.getWorkspace("ws")).not.toBeNull();
 
@@ -133,7 +134,7 @@ describe("SqliteStore", () => {
 
   it("fails with TIMEOUT when another connection holds the write lock too long", async () => {
     const path = join(dir, "afs.db");
-    const store = track(SqliteStore.open(path, { busyTimeoutMs: 50 }));
+    const store = track(openSqlite(path, { busyTimeoutMs: 50 }));
     await seed(store);
     const raw = new Database(path);
     try {
@@ -148,7 +149,7 @@ describe("SqliteStore", () => {
   });
 
   it("refuses to move head to a checkpoint of another workspace or one that does not exist", async () => {
-    const store = track(SqliteStore.open(join(dir, "afs.db")));
+    const store = track(openSqlite(join(dir, "afs.db")));
     await seed(store, "ws");
     const { initial: foreign } = await seed(store, "other");
     const move = (head: string) =>
@@ -160,7 +161,7 @@ describe("SqliteStore", () => {
 
   it("reports a head that names a missing checkpoint", async () => {
     const path = join(dir, "afs.db");
-    const store = track(SqliteStore.open(path));
+    const store = track(openSqlite(path));
     const { initial } = await seed(store);
     const raw = new Database(path);
     try {
@@ -181,7 +182,7 @@ describe("SqliteStore", () => {
     for (const path of cases) {
       let error: unknown;
       try {
-        track(SqliteStore.open(path));
+        track(openSqlite(path));
       } catch (e) {
         error = e;
       }
@@ -210,7 +211,7 @@ describe("SqliteStore", () => {
     })();
     raw.close();
 
-    const store = track(SqliteStore.open(path));
+    const store = track(openSqlite(path));
     expect(await store.getWorkspace("old")).toMatchObject({ name: "old", description: "kept", head: "cp1" });
     expect(await store.listTemplates()).toEqual([]);
     await store.setTemplate("old", "starter");
@@ -222,18 +223,18 @@ describe("SqliteStore", () => {
     } finally {
       check.close();
     }
-    const again = track(SqliteStore.open(path));
+    const again = track(openSqlite(path));
     expect(await again.listTemplates()).toEqual([{ slug: "starter", workspace: "old" }]);
     expect(await again.checkIntegrity()).toEqual([]);
   });
 
   it("refuses a schema newer than it understands", async () => {
     const path = join(dir, "future.db");
-    track(SqliteStore.open(path));
+    track(openSqlite(path));
     const raw = new Database(path);
     raw.pragma("user_version = 99");
     raw.close();
-    expect(() => SqliteStore.open(path)).toThrow(/schema version 99/);
+    expect(() => openSqlite(path)).toThrow(/schema version 99/);
   });
 
   describe("openStore", () => {
@@ -254,7 +255,7 @@ describe("SqliteStore", () => {
       for (const url of urlsFor(path)) {
         const store = await openStore(url);
         try {
-          expect(store, url).toBeInstanceOf(SqliteStore);
+          expect(driverOf(store), url).toBeInstanceOf(SqliteStore);
           expect(store.url, url).toBe(`sqlite:${path}`);
         } finally {
           await store.close();

@@ -7,9 +7,11 @@ import Database from "better-sqlite3";
 import { createClient } from "redis";
 import { afterAll, beforeAll } from "vitest";
 import type { Hash } from "../../src/core/hash.js";
+import { checkedStore } from "../../src/store/checked-store.js";
+import { openStore } from "../../src/store/open.js";
 import { Keys } from "../../src/store/redis/keys.js";
-import { RedisStore } from "../../src/store/redis/store.js";
-import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { RedisStore, type RedisStoreOptions } from "../../src/store/redis/store.js";
+import { SqliteStore, type SqliteStoreOptions } from "../../src/store/sqlite/store.js";
 import type { Store } from "../../src/store/store.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 import type { StoreFactory } from "./store-contract.js";
@@ -35,9 +37,21 @@ export function testStores(): StoreName[] {
 
 export const storeEnabled = (name: StoreName): boolean => testStores().includes(name);
 
+/**
+ * A SQLite store with options openStore has no URL for, wrapped in the contract's checks as
+ * openStore wraps every store (for tests of what only SQLite promises).
+ */
+export const openSqlite = (path: string, options?: SqliteStoreOptions): Store =>
+  checkedStore(SqliteStore.open(path, options));
+
+/** A Redis store with options openStore has no URL for, wrapped as openStore wraps every store. */
+export const openRedis = async (url: string, options?: RedisStoreOptions): Promise<Store> =>
+  checkedStore(await RedisStore.open(url, options));
+
+/** Contract suites get their stores as users do: from a URL, through openStore. */
 export const sqliteFactory: StoreFactory = async () => {
   const dir = await mkdtemp(join(tmpdir(), "afs-store-"));
-  const store = SqliteStore.open(join(dir, "afs.db"));
+  const store = await openStore(`sqlite:${join(dir, "afs.db")}`);
   return {
     store,
     cleanup: async () => {
@@ -90,7 +104,7 @@ export function redisFactory(): { factory: StoreFactory; server: () => RedisServ
   };
   const factory: StoreFactory = async () => {
     const prefix = `t${process.pid}x${++keyspace}`;
-    const store = await RedisStore.open(current().url, { prefix });
+    const store = await openStore(`${current().url}?prefix=${prefix}`);
     prefixes.set(store, prefix);
     return { store, cleanup: () => store.close() };
   };

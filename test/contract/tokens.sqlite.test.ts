@@ -5,8 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
-import { SqliteStore } from "../../src/store/sqlite/store.js";
-import { sqliteFactory, storeEnabled } from "./stores.js";
+import { openSqlite, sqliteFactory, storeEnabled } from "./stores.js";
 import { tokenStoreContract } from "./token-store-contract.js";
 
 describe.runIf(storeEnabled("sqlite"))("sqlite", () => {
@@ -17,13 +16,13 @@ it("migrates a version-1 store: workspaces stay, tokens become available", async
   const dir = await mkdtemp(join(tmpdir(), "afs-tokens-"));
   try {
     const path = join(dir, "afs.db");
-    await SqliteStore.open(path).close();
+    await openSqlite(path).close();
     const raw = new Database(path);
     raw.exec("DROP TABLE tokens; DROP TABLE blob_chunks; DROP TABLE chunks; DROP TABLE templates");
     raw.pragma("user_version = 1");
     raw.close();
 
-    const store = SqliteStore.open(path);
+    const store = openSqlite(path);
     await store.putToken({
       id: "x",
       name: "x",

@@ -3,6 +3,7 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import { ZodError } from "zod";
 import { AfsError, type ErrorCode, toAfsError } from "../../core/errors.js";
+import { issuesText } from "../../core/schema-issues.js";
 
 /** JSON-RPC codes: -32602 invalid params, -32002 resource not found, -32603 internal error. */
 export const ACP_ERROR_CODES: Readonly<Record<ErrorCode, number>> = {
@@ -19,11 +20,7 @@ export const ACP_ERROR_CODES: Readonly<Record<ErrorCode, number>> = {
 };
 
 function fromZod(e: ZodError): AfsError {
-  const parts = e.issues.map((issue) => {
-    const at = issue.path.map(String).join(".");
-    return at ? `${at}: ${issue.message}` : issue.message;
-  });
-  return new AfsError("INVALID_ARGUMENT", `invalid params: ${parts.join("; ")}`);
+  return new AfsError("INVALID_ARGUMENT", `invalid params: ${issuesText(e.issues)}`);
 }
 
 export function toRequestError(e: unknown): RequestError {

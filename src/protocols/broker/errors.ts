@@ -3,6 +3,7 @@
 // data.afsCode. Malformed params stay -32602. Messages never carry file content.
 import { ZodError } from "zod";
 import { AfsError, toAfsError } from "../../core/errors.js";
+import { issuesText } from "../../core/schema-issues.js";
 import { BROKER_ERROR_FOR, BROKER_ERRORS, type BrokerErrorName } from "./wire.js";
 
 export interface BrokerErrorData {
@@ -26,10 +27,9 @@ const PASSED = ["path", "retryAfterMs", "size", "limit", "expectedOffset", "expe
 
 export function toBrokerError(e: unknown): BrokerError {
   if (e instanceof ZodError) {
-    const parts = e.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message));
     return {
       code: INVALID_PARAMS,
-      message: `invalid params: ${parts.join("; ")}`,
+      message: `invalid params: ${issuesText(e.issues)}`,
       data: { code: "INVALID_PATH", afsCode: "INVALID_ARGUMENT" },
     };
   }

@@ -7,6 +7,7 @@ import type { AuditLog, AuditOutcome } from "../../access/audit.js";
 import { type ConsentMode, type ConsentProvider, covers, Grants } from "../../access/consent.js";
 import { type RateLimit, RateLimiter } from "../../access/rate-limit.js";
 import { AfsError, toAfsError } from "../../core/errors.js";
+import { issuesText } from "../../core/schema-issues.js";
 import type { Afs } from "../../workspace/afs.js";
 import { consentFor } from "./consent.js";
 import type { Authorized, BrokerContext, Note } from "./context.js";
@@ -291,8 +292,7 @@ export class BrokerHost {
 }
 
 function invalidParams(e: ZodError): AfsError {
-  const parts = e.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message));
-  return new AfsError("INVALID_ARGUMENT", `invalid params: ${parts.join("; ")}`, { invalidParams: true });
+  return new AfsError("INVALID_ARGUMENT", `invalid params: ${issuesText(e.issues)}`, { invalidParams: true });
 }
 
 /** The operation's result, or the abort reason as soon as the signal fires (the work is left to finish unseen). */

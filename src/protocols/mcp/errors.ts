@@ -4,6 +4,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ZodError } from "zod";
 import { AfsError, type NextStep, toAfsError, withNextStep } from "../../core/errors.js";
+import { issuesText } from "../../core/schema-issues.js";
 import type { ToolError } from "./schemas.js";
 
 /** Each next step as the tool that takes it; a step whose tool the session lacks is left out. */
@@ -26,11 +27,7 @@ export function nextStepsFor(tools: ReadonlySet<string>): Partial<Record<NextSte
 
 /** Argument errors name the argument, so the model can fix exactly that. */
 function fromZod(e: ZodError): AfsError {
-  const parts = e.issues.map((issue) => {
-    const at = issue.path.map(String).join(".");
-    return at ? `${at}: ${issue.message}` : issue.message;
-  });
-  return new AfsError("INVALID_ARGUMENT", `invalid arguments: ${parts.join("; ")}; fix them and call again`);
+  return new AfsError("INVALID_ARGUMENT", `invalid arguments: ${issuesText(e.issues)}; fix them and call again`);
 }
 
 export const asAfsError = (e: unknown): AfsError => (e instanceof ZodError ? fromZod(e) : toAfsError(e));

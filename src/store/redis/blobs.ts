@@ -5,22 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import { decode, encode } from "../blob-codec.js";
-import {
-  type ByteRange,
-  badLayout,
-  CHUNK_BYTES,
-  type ChunkRef,
-  checkRanges,
-  chunksOf,
-  gatherRanges,
-  MAX_WHOLE_BLOB_BYTES,
-  missingChunk,
-  type Piece,
-  storeStream,
-  toBuffer,
-  tooLargeWhole,
-} from "../chunking.js";
+import { encode } from "../blob-codec.js";
+import { type BlobMeta, type BlobPort, ChunkedBlobReader } from "../chunked-blobs.js";
+import { badLayout, CHUNK_BYTES, type ChunkRef, chunksOf, storeStream, toBuffer } from "../chunking.js";
 import { arr, batched, buf, num, type RedisLink, str } from "./client.js";
 import type { Keys, ObjectKind } from "./keys.js";
 import { DELETE_OBJECT, LINK_BLOB, PUT_OBJECT, TOUCH_CHUNK } from "./scripts.js";
@@ -30,8 +17,7 @@ export const PAGE = 1000;
 /** A draft layout of a put that died half way expires instead of staying forever. */
 const DRAFT_TTL_SECONDS = 3600;
 
-export interface BlobMeta {
-  size: number;
+export interface RedisBlobMeta extends BlobMeta {
   /** Chunk size and count when chunked. */
   chunkBytes: number;
   chunks: number;
@@ -39,11 +25,15 @@ export interface BlobMeta {
 
 export class RedisBlobs {
   readonly chunkBytes = CHUNK_BYTES;
+  /** Reads go through the one chunked-blob reader (chunked-blobs.ts) over this store's port. */
+  readonly read: ChunkedBlobReader<RedisBlobMeta>;
 
   constructor(
     private readonly link: RedisLink,
     private readonly keys: Keys,
-  ) {}
+  ) {
+    this.read = new ChunkedBlobReader(redisPort(link, keys));
+  }
 
   // --- writing -------------------------------------------------------------------------------
 
@@ -154,110 +144,6 @@ export class RedisBlobs {
     return new Set(hashes.filter((_, i) => found[i] === 1));
   }
 
-  async size(hash: Hash): Promise<number | null> {
-    return num(await this.link.read(["HGET", this.keys.object("blob", hash), "s"]));
-  }
-
-  async get(hash: Hash): Promise<Buffer | null> {
-    const reply = arr(await this.link.read(["HMGET", this.keys.object("blob", hash), "s", "n", "cb"]));
-    const meta = toMeta(reply);
-    if (!meta) return null;
-    if (meta.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, meta.size);
-    if (meta.chunks > 0) return (await this.ranges(hash, [{ offset: 0, length: meta.size }]))?.[0] ?? null;
-    return this.inline(hash, meta);
-  }
-
-  /** Each range's bytes (see Store.readBlobRanges); null when the blob is not stored. */
-  async ranges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
-    checkRanges(ranges);
-    const meta = await this.meta(hash);
-    if (!meta) return null;
-    const wanted = ranges.filter((r) => r.length > 0 && r.offset < meta.size);
-    if (wanted.length === 0) return ranges.map(() => Buffer.alloc(0));
-    if (meta.chunks === 0) {
-      const stored = quiet(this.storedInline(hash));
-      const inline: Piece = { ref: { start: 0, size: meta.size, hash }, what: `content ${hash}`, stored: () => stored };
-      return gatherRanges(meta.size, ranges, [inline], () => badLayout(hash));
-    }
-    // The chunks some range touches, fetched together.
-    const touched = new Set<number>();
-    for (const r of wanted) {
-      const last = Math.floor((Math.min(meta.size, r.offset + r.length) - 1) / meta.chunkBytes);
-      for (let i = Math.floor(r.offset / meta.chunkBytes); i <= last; i++) touched.add(i);
-    }
-    const indexes = [...touched].sort((a, b) => a - b);
-    const pieces: Piece[] = [];
-    for (let i = 0; i < indexes.length; ) {
-      let j = i;
-      while (j + 1 < indexes.length && (indexes[j + 1] as number) - (indexes[i] as number) < PAGE) j++;
-      const refs = await this.layout(hash, meta, indexes[i] as number, indexes[j] as number);
-      for (; i <= j; i++) {
-        const ref = refs[(indexes[i] as number) - (refs[0] as ChunkRef).start / meta.chunkBytes] as ChunkRef;
-        const stored = quiet(this.storedChunk(hash, ref));
-        pieces.push({ ref, what: `chunk ${ref.hash} at byte ${ref.start} of content ${hash}`, stored: () => stored });
-      }
-    }
-    return gatherRanges(meta.size, ranges, pieces, () => badLayout(hash));
-  }
-
-  /** The blob's bytes chunk by chunk; NOT_FOUND when it is not stored. */
-  async *stream(hash: Hash): AsyncGenerator<Buffer> {
-    const meta = await this.meta(hash);
-    if (!meta) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
-    if (meta.chunks === 0) {
-      const data = await this.inline(hash, meta);
-      if (data.byteLength > 0) yield data;
-      return;
-    }
-    for (let i = 0; i < meta.chunks; i += 64) {
-      for (const ref of await this.layout(hash, meta, i, Math.min(meta.chunks, i + 64) - 1)) {
-        yield await this.chunk(hash, ref);
-      }
-    }
-  }
-
-  private meta(hash: Hash): Promise<BlobMeta | null> {
-    return blobMeta(this.link, this.keys, hash);
-  }
-
-  private async inline(hash: Hash, meta: BlobMeta): Promise<Buffer> {
-    return decode(await this.storedInline(hash), meta.size, `content ${hash}`);
-  }
-
-  private async storedInline(hash: Hash): Promise<Buffer> {
-    const stored = buf(await this.link.read(["HGET", this.keys.object("blob", hash), "d"]));
-    if (!stored) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
-    return stored;
-  }
-
-  /** Layout entries from..to (inclusive) with their offsets. */
-  private async layout(hash: Hash, meta: BlobMeta, from: number, to: number): Promise<ChunkRef[]> {
-    const hashes = arr(await this.link.read(["LRANGE", this.keys.layout(hash), String(from), String(to)]));
-    if (hashes.length !== to - from + 1) throw badLayout(hash);
-    return hashes.map((h, j) => {
-      const start = (from + j) * meta.chunkBytes;
-      return { start, size: Math.min(meta.chunkBytes, meta.size - start), hash: str(h) as Hash };
-    });
-  }
-
-  /** A chunk's bytes. */
-  private async chunk(blob: Hash, ref: ChunkRef): Promise<Buffer> {
-    return decode(
-      await this.storedChunk(blob, ref),
-      ref.size,
-      `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`,
-    );
-  }
-
-  /** A chunk's stored value, as blob-codec wrote it. */
-  private async storedChunk(blob: Hash, ref: ChunkRef): Promise<Buffer> {
-    const reply = arr(await this.link.read(["HMGET", this.keys.chunk(ref.hash), "s", "d"]));
-    const data = buf(reply[1] ?? null);
-    if (!data) throw missingChunk(blob, ref);
-    if (num(reply[0] ?? null) !== ref.size) throw badLayout(blob);
-    return data;
-  }
-
   // --- listing and deleting --------------------------------------------------------------------
 
   /** Every indexed object that exists, by hash, a page at a time (an index entry without its object is skipped). */
@@ -286,8 +172,63 @@ export class RedisBlobs {
 }
 
 /** A blob's size and, when chunked, its chunk size and count; null when it is not stored. */
-export async function blobMeta(link: RedisLink, keys: Keys, hash: Hash): Promise<BlobMeta | null> {
+export async function blobMeta(link: RedisLink, keys: Keys, hash: Hash): Promise<RedisBlobMeta | null> {
   return toMeta(arr(await link.read(["HMGET", keys.object("blob", hash), "s", "n", "cb"])));
+}
+
+/**
+ * How the shared reader reads this store. A chunked blob's chunks are fixed-size, so the chunk
+ * holding a byte is found by division, and a layout entry is only the chunk's hash.
+ */
+function redisPort(link: RedisLink, keys: Keys): BlobPort<RedisBlobMeta> {
+  /** Layout entries from..to (inclusive) with their offsets. */
+  const layout = async (hash: Hash, meta: RedisBlobMeta, from: number, to: number): Promise<ChunkRef[]> => {
+    const hashes = arr(await link.read(["LRANGE", keys.layout(hash), String(from), String(to)]));
+    if (hashes.length !== to - from + 1) throw badLayout(hash);
+    return hashes.map((h, j) => {
+      const start = (from + j) * meta.chunkBytes;
+      return { start, size: Math.min(meta.chunkBytes, meta.size - start), hash: str(h) as Hash };
+    });
+  };
+  return {
+    remote: true,
+    meta: (hash) => blobMeta(link, keys, hash),
+    metaWithValue: async (hash, max) => {
+      // Size, layout and the inline value in one round trip (a chunked blob's "d" is empty).
+      const reply = arr(await link.read(["HMGET", keys.object("blob", hash), "s", "n", "cb", "d"]));
+      const meta = toMeta(reply);
+      if (!meta) return null;
+      return { ...meta, stored: meta.chunked || meta.size > max ? null : buf(reply[3] ?? null) };
+    },
+    inlineValue: async (hash) => buf(await link.read(["HGET", keys.object("blob", hash), "d"])),
+    chunksCovering: async (hash, meta, spans) => {
+      // The chunks some span touches, a window of up to PAGE entries per LRANGE.
+      const touched = new Set<number>();
+      for (const { from, to } of spans) {
+        for (let i = Math.floor(from / meta.chunkBytes); i <= Math.floor((to - 1) / meta.chunkBytes); i++)
+          touched.add(i);
+      }
+      const indexes = [...touched].sort((a, b) => a - b);
+      const refs: ChunkRef[] = [];
+      for (let i = 0; i < indexes.length; ) {
+        let j = i;
+        while (j + 1 < indexes.length && (indexes[j + 1] as number) - (indexes[i] as number) < PAGE) j++;
+        refs.push(...(await layout(hash, meta, indexes[i] as number, indexes[j] as number)));
+        i = j + 1;
+      }
+      return refs;
+    },
+    chunksFrom: (hash, meta, start, limit) => {
+      const first = start / meta.chunkBytes;
+      if (!Number.isInteger(first)) throw badLayout(hash);
+      return layout(hash, meta, first, Math.min(meta.chunks, first + limit) - 1);
+    },
+    chunkValue: async (hash) => {
+      const reply = arr(await link.read(["HMGET", keys.chunk(hash), "s", "d"]));
+      const data = buf(reply[1] ?? null);
+      return data ? { size: num(reply[0] ?? null) ?? -1, data } : null;
+    },
+  };
 }
 
 /** The hashes of an object index in pages of PAGE, in hash order. */
@@ -303,14 +244,9 @@ export async function* indexPages(link: RedisLink, keys: Keys, kind: ObjectKind 
   }
 }
 
-function toMeta(reply: ReturnType<typeof arr>): BlobMeta | null {
+function toMeta(reply: ReturnType<typeof arr>): RedisBlobMeta | null {
   const size = num(reply[0] ?? null);
   if (size === null) return null;
-  return { size, chunks: num(reply[1] ?? null) ?? 0, chunkBytes: num(reply[2] ?? null) ?? 0 };
-}
-
-/** A promise fetched ahead of its use: its failure is reported where it is awaited, or not at all when an earlier piece failed first. */
-function quiet<T>(p: Promise<T>): Promise<T> {
-  p.catch(() => undefined);
-  return p;
+  const chunks = num(reply[1] ?? null) ?? 0;
+  return { size, chunked: chunks > 0, chunks, chunkBytes: num(reply[2] ?? null) ?? 0 };
 }

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { Hash } from "../../core/hash.js";
 import { decode } from "../blob-codec.js";
-import { type BlobMeta, blobMeta, indexPages, PAGE } from "./blobs.js";
+import { blobMeta, indexPages, PAGE, type RedisBlobMeta } from "./blobs.js";
 import { arr, buf, num, type RedisLink, str } from "./client.js";
 import type { Keys } from "./keys.js";
 import { SWEEP_CHUNK } from "./scripts.js";
@@ -75,7 +75,7 @@ export class RedisChunks {
     return problems;
   }
 
-  private async *chunkedBlobs(): AsyncGenerator<{ hash: Hash; meta: BlobMeta; chunks: string[] }> {
+  private async *chunkedBlobs(): AsyncGenerator<{ hash: Hash; meta: RedisBlobMeta; chunks: string[] }> {
     for await (const page of indexPages(this.link, this.keys, "blob")) {
       for (const hash of page) {
         const meta = await blobMeta(this.link, this.keys, hash);

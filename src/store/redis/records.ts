@@ -1,9 +1,18 @@
 // How the Redis store's records sit in Redis values (workspace hash fields, checkpoint and overlay
-// JSON, stream entries), and how a workspace script's refusal becomes the AfsError SQLite raises.
+// JSON, stream entries), and how a workspace script's refusal becomes the contract's AfsError
+// (store-errors.ts, the same one SQLite raises).
 import type { Entry } from "../../core/entry.js";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import type { CheckpointRecord, EventInput, EventRecord, WorkspaceRecord } from "../store.js";
+import {
+  checkpointIdTaken,
+  checkpointNameTaken,
+  noSuchHead,
+  noWorkspace,
+  revisionMoved,
+  workspaceExists,
+} from "../store-errors.js";
 import { arr, fields, num, str } from "./client.js";
 import type { Reply } from "./connect.js";
 
@@ -27,15 +36,9 @@ export function scriptValue(
   if (code === "OK") return num(detail ?? null) ?? 0;
   switch (code) {
     case "NOT_FOUND":
-      throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist`, { workspace });
-    case "CONFLICT": {
-      const actual = num(detail ?? null);
-      throw new AfsError("CONFLICT", `workspace ${workspace} moved to revision ${actual} (expected ${expected})`, {
-        workspace,
-        expected,
-        actual,
-      });
-    }
+      throw noWorkspace(workspace);
+    case "CONFLICT":
+      throw revisionMoved(workspace, expected, num(detail ?? null));
     case "LOG_AHEAD":
       throw new AfsError(
         "IO_ERROR",
@@ -43,21 +46,13 @@ export function scriptValue(
         { workspace },
       );
     case "EXISTS":
-      throw new AfsError("ALREADY_EXISTS", `workspace ${workspace} already exists`, { workspace });
-    case "MISMATCH":
-      throw new AfsError("INVALID_ARGUMENT", `checkpoint ${cp?.name} belongs to ${cp?.workspace}, not ${workspace}`);
+      throw workspaceExists(workspace);
     case "ID_TAKEN":
-      throw new AfsError("ALREADY_EXISTS", `checkpoint id ${cp?.id} already exists`, { checkpoint: cp?.id });
+      throw checkpointIdTaken(cp);
     case "NAME_TAKEN":
-      throw new AfsError("ALREADY_EXISTS", `checkpoint ${cp?.name} already exists in ${workspace}; pick another name`, {
-        workspace,
-        checkpoint: cp?.name,
-      });
+      throw checkpointNameTaken(workspace, cp);
     case "NO_TARGET":
-      throw new AfsError("NOT_FOUND", `checkpoint ${head} does not exist in workspace ${workspace}`, {
-        workspace,
-        checkpoint: head,
-      });
+      throw noSuchHead(workspace, head);
     default:
       throw new AfsError("INTERNAL", `unexpected reply from a store script: ${code}`);
   }

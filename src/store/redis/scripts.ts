@@ -94,14 +94,13 @@ return {"OK", seq}
 
 /**
  * ARGV: expect, now, head, clearOverlay (1|0), checkpoint id ("" for none), its name, its JSON,
- * a problem found before the script ("" | MISMATCH | ID_TAKEN), then the event (op, path, old, new, actor).
+ * a problem found before the script ("" | ID_TAKEN), then the event (op, path, old, new, actor).
  */
 export const MOVE_HEAD = new Script(`${WORKSPACE_LIB}
 local rev, failure = checkrev(ARGV[1])
 if not rev then return failure end
 local now, head, cpid, cpname = ARGV[2], ARGV[3], ARGV[5], ARGV[6]
 if cpid ~= "" then
-  if ARGV[8] == "MISMATCH" then return {"MISMATCH"} end
   if ARGV[8] == "ID_TAKEN" or redis.call("HEXISTS", CP, cpid) == 1 then return {"ID_TAKEN"} end
   if redis.call("HEXISTS", CPNAME, cpname) == 1 then return {"NAME_TAKEN"} end
 end
@@ -119,7 +118,6 @@ return {"OK", rev + 1}
 /** ARGV: name, description, head, revision, createdAt, updatedAt, checkpoint id, name, JSON, problem. */
 export const CREATE_WORKSPACE = new Script(`${WORKSPACE_LIB}
 if redis.call("EXISTS", META) == 1 then return {"EXISTS"} end
-if ARGV[10] == "MISMATCH" then return {"MISMATCH"} end
 if ARGV[10] == "ID_TAKEN" then return {"ID_TAKEN"} end
 redis.call("DEL", CP, CPNAME, OV, OVP, OVC, EV)
 redis.call("HSET", META, "name", ARGV[1], "description", ARGV[2], "head", ARGV[3], "revision", ARGV[4],

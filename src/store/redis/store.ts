@@ -2,10 +2,9 @@
 // one Lua script over one workspace's keys (keys.ts), checking the revision and every other
 // precondition before its first write, so a lost race is CONFLICT and a failure changes nothing.
 import type { Entry } from "../../core/entry.js";
-import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
+import type { StoreDriver } from "../checked-store.js";
 import type { ByteRange } from "../chunking.js";
-import { checkDump } from "../dump.js";
 import { type OnRepackProgress, type RepackResult, repackValues } from "../repack.js";
 import type {
   CheckpointRecord,
@@ -14,11 +13,11 @@ import type {
   EventRecord,
   HeadMove,
   OverlayRow,
-  Store,
   TemplateRecord,
   WorkspaceDump,
   WorkspaceRecord,
 } from "../store.js";
+import { deletingHead } from "../store-errors.js";
 import type { TokenRecord } from "../tokens.js";
 import { RedisBlobs } from "./blobs.js";
 import { RedisChunks } from "./chunks.js";
@@ -55,11 +54,12 @@ export interface RedisStoreOptions {
 
 /** What claimCheckpoint found: a problem for the script to refuse, and whether it added an index entry. */
 interface Claim {
-  problem: "" | "MISMATCH" | "ID_TAKEN";
+  problem: "" | "ID_TAKEN";
   added: boolean;
 }
 
-export class RedisStore implements Store {
+/** The Redis primitives; openStore wraps them in the contract's checks (checked-store.ts). */
+export class RedisStore implements StoreDriver {
   readonly url: string;
   readonly chunkBytes: number;
   private readonly blobs: RedisBlobs;
@@ -123,23 +123,19 @@ export class RedisStore implements Store {
   }
 
   getBlob(hash: Hash): Promise<Buffer | null> {
-    return this.blobs.get(hash);
+    return this.blobs.read.get(hash);
   }
 
   blobSize(hash: Hash): Promise<number | null> {
-    return this.blobs.size(hash);
-  }
-
-  async readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
-    return (await this.blobs.ranges(hash, [{ offset, length }]))?.[0] ?? null;
+    return this.blobs.read.size(hash);
   }
 
   readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
-    return this.blobs.ranges(hash, ranges);
+    return this.blobs.read.ranges(hash, ranges);
   }
 
   blobStream(hash: Hash): AsyncIterable<Buffer> {
-    return this.blobs.stream(hash);
+    return this.blobs.read.stream(hash);
   }
 
   hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>> {
@@ -157,9 +153,6 @@ export class RedisStore implements Store {
   // --- workspaces ----------------------------------------------------------------------------
 
   async createWorkspace(ws: WorkspaceRecord, initial: CheckpointRecord): Promise<void> {
-    if (ws.head !== initial.id) {
-      throw new AfsError("INVALID_ARGUMENT", "a new workspace's head must be its initial checkpoint");
-    }
     // The global indexes first (idempotent): an entry whose workspace or checkpoint never came to
     // be is skipped by every reader, while one written after could be lost with this process.
     const claim = await this.claimCheckpoint(ws.name, initial);
@@ -215,7 +208,7 @@ export class RedisStore implements Store {
   }
 
   async importWorkspace(dump: WorkspaceDump): Promise<void> {
-    const ws = checkDump(dump);
+    const ws = dump.workspace;
     // The indexes first, as createWorkspace does; taken back below when the script refuses.
     const claims = await batched(dump.checkpoints, (cp) => this.claimCheckpoint(ws.name, cp));
     const taken = dump.checkpoints.find((_, i) => claims[i]?.problem === "ID_TAKEN");
@@ -263,7 +256,6 @@ export class RedisStore implements Store {
   // --- overlay -------------------------------------------------------------------------------
 
   async overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>> {
-    if (paths.length === 0) return new Map();
     const values = arr(await this.link.read(["HMGET", this.keys.ws(workspace, "ov"), ...paths]));
     const out = new Map<string, Entry | null>();
     paths.forEach((path, i) => {
@@ -296,9 +288,6 @@ export class RedisStore implements Store {
   }
 
   async commit(workspace: string, commit: Commit): Promise<number> {
-    if (commit.events.length === 0) {
-      throw new AfsError("INVALID_ARGUMENT", "a commit needs at least one event");
-    }
     const args: string[] = [String(commit.expectRevision), String(Date.now())];
     const clear = commit.clearUnder ?? [];
     args.push(String(clear.length));
@@ -361,19 +350,13 @@ export class RedisStore implements Store {
 
   async deleteCheckpoint(workspace: string, id: string): Promise<boolean> {
     const reply = arr(await this.runWs(workspace, scripts.DELETE_CHECKPOINT, [id]));
-    if (str(reply[0] ?? null) === "CONFLICT") {
-      throw new AfsError("CONFLICT", `checkpoint ${id} is the head of workspace ${workspace}; move head first`, {
-        workspace,
-        checkpoint: id,
-      });
-    }
+    if (str(reply[0] ?? null) === "CONFLICT") throw deletingHead(workspace, id);
     if (reply[1] !== 1) return false;
     await this.link.write(["HDEL", this.keys.checkpointIds, id]);
     return true;
   }
 
   async listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]> {
-    if (limit === 0) return [];
     const count = limit > 0 ? ["COUNT", String(limit)] : [];
     const start = `${Math.max(0, Math.floor(afterSeq)) + 1}-0`;
     const entries = arr(await this.link.read(["XRANGE", this.keys.ws(workspace, "ev"), start, "+", ...count]));
@@ -413,7 +396,6 @@ export class RedisStore implements Store {
   }
 
   async deleteObjects(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
-    if (hashes.length === 0) return 0;
     return this.blobs.delete(kind, hashes);
   }
 
@@ -488,11 +470,10 @@ export class RedisStore implements Store {
 
   /**
    * Records a new checkpoint's id in the global index before the script that stores it, and says
-   * what the script must refuse: a checkpoint of another workspace, or an id taken elsewhere
-   * (ids are store-wide; the script itself only sees its own workspace).
+   * what the script must refuse: an id taken elsewhere (ids are store-wide; the script itself only
+   * sees its own workspace). A checkpoint of another workspace never gets here (checked-store.ts).
    */
   private async claimCheckpoint(workspace: string, cp: CheckpointRecord): Promise<Claim> {
-    if (cp.workspace !== workspace) return { problem: "MISMATCH", added: false };
     if ((await this.link.write(["HSETNX", this.keys.checkpointIds, cp.id, workspace])) === 1) {
       return { problem: "", added: true };
     }

@@ -7,21 +7,8 @@ import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
-import {
-  type ByteRange,
-  badLayout,
-  CHUNK_BYTES,
-  type ChunkRef,
-  checkRanges,
-  chunksOf,
-  gatherRanges,
-  MAX_WHOLE_BLOB_BYTES,
-  missingChunk,
-  type Piece,
-  storeStream,
-  toBuffer,
-  tooLargeWhole,
-} from "../chunking.js";
+import { type BlobMeta, type BlobPort, ChunkedBlobReader } from "../chunked-blobs.js";
+import { CHUNK_BYTES, type ChunkRef, chunksOf, storeStream, toBuffer } from "../chunking.js";
 
 /** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
 export const CHUNKS_MIGRATION = `
@@ -36,19 +23,16 @@ export const CHUNKS_MIGRATION = `
   CREATE INDEX blob_chunks_by_chunk ON blob_chunks(chunk);
 `;
 
-/** Layout rows per query while streaming, so no statement stays open across an await. */
-const LAYOUT_PAGE = 64;
-
 type Guard = <T>(fn: () => T) => T;
 /** `stored` is length(data), read without loading the bytes: 0 with size > 0 means chunked. */
-type BlobMeta = { size: number; stored: number };
+type MetaRow = { size: number; stored: number };
 
 function prepare(db: Database.Database) {
   return {
-    meta: db.prepare<[Hash], BlobMeta>("SELECT size, length(data) AS stored FROM blobs WHERE hash = ?"),
+    meta: db.prepare<[Hash], MetaRow>("SELECT size, length(data) AS stored FROM blobs WHERE hash = ?"),
     // The common case in one query: a small blob's bytes with its size (a value over the whole-read
     // cap is not loaded, so the refusal costs nothing).
-    whole: db.prepare<[number, Hash], BlobMeta & { data: Buffer | null }>(
+    whole: db.prepare<[number, Hash], MetaRow & { data: Buffer | null }>(
       "SELECT size, length(data) AS stored, CASE WHEN size <= ? THEN data END AS data FROM blobs WHERE hash = ?",
     ),
     inline: db.prepare<[Hash], Buffer>("SELECT data FROM blobs WHERE hash = ?").pluck(),
@@ -97,6 +81,8 @@ function prepare(db: Database.Database) {
 
 export class SqliteBlobs {
   readonly chunkBytes = CHUNK_BYTES;
+  /** Reads go through the one chunked-blob reader (chunked-blobs.ts) over this store's port. */
+  readonly read: ChunkedBlobReader<BlobMeta>;
   private readonly st: ReturnType<typeof prepare>;
   private readonly putTx: Database.Transaction<(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void>;
   private readonly linkTx: Database.Transaction<(hash: Hash, size: number, chunks: readonly ChunkRef[]) => void>;
@@ -108,6 +94,7 @@ export class SqliteBlobs {
   ) {
     const st = prepare(db);
     this.st = st;
+    this.read = new ChunkedBlobReader(sqlitePort(st, guard));
     this.putTx = db.transaction((blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => {
       const now = Date.now();
       for (const { hash, data } of blobs) {
@@ -162,73 +149,6 @@ export class SqliteBlobs {
     });
   }
 
-  size(hash: Hash): number | null {
-    return this.guard(() => this.st.meta.get(hash)?.size ?? null);
-  }
-
-  get(hash: Hash): Buffer | null {
-    return this.guard(() => {
-      const row = this.st.whole.get(MAX_WHOLE_BLOB_BYTES, hash);
-      if (!row) return null;
-      // Also for a large blob stored inline by the previous layout: the cap is about callers' memory.
-      if (row.size > MAX_WHOLE_BLOB_BYTES) throw tooLargeWhole(hash, row.size);
-      if (isChunked(row)) return this.whole(hash, row.size);
-      return decode(row.data ?? EMPTY, row.size, `content ${hash}`);
-    });
-  }
-
-  /** Each range's bytes (see Store.readBlobRanges); null when the blob is not stored. */
-  async ranges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
-    checkRanges(ranges);
-    const meta = this.guard(() => this.st.meta.get(hash));
-    if (!meta) return null;
-    const wanted = ranges.filter((r) => r.length > 0 && r.offset < meta.size);
-    if (wanted.length === 0) return ranges.map(() => Buffer.alloc(0));
-    if (!isChunked(meta)) {
-      const inline: Piece = {
-        ref: { start: 0, size: meta.size, hash },
-        what: `content ${hash}`,
-        stored: () => this.guard(() => this.storedInline(hash)),
-      };
-      return gatherRanges(meta.size, ranges, [inline], () => badLayout(hash));
-    }
-    const from = wanted.reduce((m, r) => Math.min(m, r.offset), meta.size);
-    const to = wanted.reduce((m, r) => Math.max(m, Math.min(meta.size, r.offset + r.length)), 0);
-    const pieces = this.guard(() => {
-      const first = this.st.firstStart.get(hash, from) ?? 0;
-      return this.st.layout.all(hash, first, to, Number.MAX_SAFE_INTEGER).map(
-        (ref): Piece => ({
-          ref,
-          what: `chunk ${ref.hash} at byte ${ref.start} of content ${hash}`,
-          stored: () => this.guard(() => this.storedChunk(hash, ref)),
-        }),
-      );
-    });
-    return gatherRanges(meta.size, ranges, pieces, () => badLayout(hash));
-  }
-
-  /** The blob's bytes chunk by chunk; NOT_FOUND when it is not stored. */
-  async *stream(hash: Hash): AsyncGenerator<Buffer> {
-    const meta = this.guard(() => this.st.meta.get(hash));
-    if (!meta) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
-    if (!isChunked(meta)) {
-      const data = this.guard(() => this.inline(hash, meta));
-      if (data.byteLength > 0) yield data;
-      return;
-    }
-    let next = 0;
-    while (next < meta.size) {
-      const page = this.guard(() => this.st.layout.all(hash, next, meta.size, LAYOUT_PAGE));
-      if (page[0]?.start !== next) throw badLayout(hash);
-      for (const ref of page) {
-        if (ref.start !== next) throw badLayout(hash);
-        const data = this.guard(() => this.chunk(hash, ref));
-        next += data.byteLength;
-        yield data;
-      }
-    }
-  }
-
   /** Deletes chunks no blob uses, older than `createdBefore` (younger ones may belong to a put in flight). */
   sweep(createdBefore: number): { deleted: number; bytes: number } {
     return this.guard(() => this.sweepTx.immediate(createdBefore));
@@ -267,41 +187,6 @@ export class SqliteBlobs {
     if (this.st.hasChunk.get(hash) === undefined) this.st.putChunk.run(hash, data.byteLength, now, encode(data));
   }
 
-  private inline(hash: Hash, meta: BlobMeta): Buffer {
-    return decode(this.storedInline(hash), meta.size, `content ${hash}`);
-  }
-
-  private storedInline(hash: Hash): Buffer {
-    const stored = this.st.inline.get(hash);
-    if (!stored) throw new AfsError("NOT_FOUND", `content ${hash} is not in the store; run afs fsck`, { hash });
-    return stored;
-  }
-
-  /** A chunked blob's bytes in one buffer. */
-  private whole(hash: Hash, size: number): Buffer {
-    const out = Buffer.allocUnsafe(size);
-    let filled = 0;
-    for (const ref of this.st.layout.all(hash, 0, size, Number.MAX_SAFE_INTEGER)) {
-      if (ref.start !== filled) throw badLayout(hash);
-      filled += this.chunk(hash, ref).copy(out, filled);
-    }
-    if (filled !== size) throw badLayout(hash);
-    return out;
-  }
-
-  /** A chunk's bytes. */
-  private chunk(blob: Hash, ref: ChunkRef): Buffer {
-    return decode(this.storedChunk(blob, ref), ref.size, `chunk ${ref.hash} at byte ${ref.start} of content ${blob}`);
-  }
-
-  /** A chunk's stored value, as blob-codec wrote it. */
-  private storedChunk(blob: Hash, ref: ChunkRef): Buffer {
-    const row = this.st.chunk.get(ref.hash);
-    if (!row) throw missingChunk(blob, ref);
-    if (row.size !== ref.size) throw badLayout(blob);
-    return row.data;
-  }
-
   private link(hash: Hash, size: number, chunks: readonly ChunkRef[], now: number): void {
     if (this.st.putBlob.run(hash, size, now, EMPTY).changes === 0) return;
     for (const c of chunks) this.st.putLayout.run(hash, c.start, c.size, c.hash);
@@ -309,4 +194,36 @@ export class SqliteBlobs {
 }
 
 const EMPTY = Buffer.alloc(0);
-const isChunked = (meta: BlobMeta): boolean => meta.size > 0 && meta.stored === 0;
+const isChunked = (meta: MetaRow): boolean => meta.size > 0 && meta.stored === 0;
+const toMeta = (row: MetaRow): BlobMeta => ({ size: row.size, chunked: isChunked(row) });
+
+/** How the shared reader reads this store: each call one indexed query, answered at once (local). */
+function sqlitePort(st: ReturnType<typeof prepare>, guard: Guard): BlobPort<BlobMeta> {
+  return {
+    remote: false,
+    meta: (hash) =>
+      guard(() => {
+        const row = st.meta.get(hash);
+        return row ? toMeta(row) : null;
+      }),
+    metaWithValue: (hash, max) =>
+      guard(() => {
+        // A small blob's bytes come with its size; a value over `max` is not loaded.
+        const row = st.whole.get(max, hash);
+        if (!row) return null;
+        const meta = toMeta(row);
+        return { ...meta, stored: meta.chunked ? null : (row.data ?? EMPTY) };
+      }),
+    inlineValue: (hash) => guard(() => st.inline.get(hash) ?? null),
+    chunksCovering: (hash, meta, spans) =>
+      guard(() => {
+        const from = spans.reduce((m, s) => Math.min(m, s.from), meta.size);
+        const to = spans.reduce((m, s) => Math.max(m, s.to), 0);
+        // The chunk holding byte `from` is the last one starting at or before it.
+        const first = st.firstStart.get(hash, from) ?? 0;
+        return st.layout.all(hash, first, to, Number.MAX_SAFE_INTEGER);
+      }),
+    chunksFrom: (hash, meta, start, limit) => guard(() => st.layout.all(hash, start, meta.size, limit)),
+    chunkValue: (hash) => guard(() => st.chunk.get(hash) ?? null),
+  };
+}

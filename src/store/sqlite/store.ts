@@ -7,8 +7,8 @@ import type { Entry, EntryKind } from "../../core/entry.js";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
+import type { StoreDriver } from "../checked-store.js";
 import { type ByteRange, toBuffer } from "../chunking.js";
-import { checkDump } from "../dump.js";
 import { pollEvents } from "../follow.js";
 import { makeDirectory } from "../make-dir.js";
 import { type OnRepackProgress, type RepackResult, repackValues } from "../repack.js";
@@ -20,11 +20,19 @@ import type {
   EventRecord,
   HeadMove,
   OverlayRow,
-  Store,
   TemplateRecord,
   WorkspaceDump,
   WorkspaceRecord,
 } from "../store.js";
+import {
+  checkpointIdTaken,
+  checkpointNameTaken,
+  deletingHead,
+  noSuchHead,
+  noWorkspace,
+  revisionMoved,
+  workspaceExists,
+} from "../store-errors.js";
 import type { TokenRecord } from "../tokens.js";
 import { SqliteBlobs } from "./blobs.js";
 import { openDatabase, Sqlite } from "./driver.js";
@@ -56,7 +64,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-export class SqliteStore implements Store {
+/** The SQLite primitives; openStore wraps them in the contract's checks (checked-store.ts). */
+export class SqliteStore implements StoreDriver {
   readonly url: string;
   readonly chunkBytes: number;
   private readonly st: Statements;
@@ -89,9 +98,6 @@ export class SqliteStore implements Store {
     };
 
     this.commitTx = immediate((workspace: string, commit: Commit): number => {
-      if (commit.events.length === 0) {
-        throw new AfsError("INVALID_ARGUMENT", "a commit needs at least one event");
-      }
       const revision = this.checkRevision(workspace, commit.expectRevision);
       for (const dir of commit.clearUnder ?? []) st.overlayClearUnder.run(workspace, ...below(dir));
       for (const row of commit.set) st.overlayPut.run(workspace, row.path, parentOf(row.path), ...entryColumns(row));
@@ -106,12 +112,7 @@ export class SqliteStore implements Store {
       const revision = this.checkRevision(workspace, move.expectRevision);
       if (move.checkpoint) this.insertCheckpoint(workspace, move.checkpoint);
       const target = st.checkpointById.get(move.head);
-      if (target?.workspace !== workspace) {
-        throw new AfsError("NOT_FOUND", `checkpoint ${move.head} does not exist in workspace ${workspace}`, {
-          workspace,
-          checkpoint: move.head,
-        });
-      }
+      if (target?.workspace !== workspace) throw noSuchHead(workspace, move.head);
       if (move.clearOverlay) st.overlayClear.run(workspace);
       const now = Date.now();
       this.appendEvent(workspace, revision + 1, move.event, now);
@@ -120,21 +121,14 @@ export class SqliteStore implements Store {
     });
 
     this.createWorkspaceTx = immediate((ws: WorkspaceRecord, initial: CheckpointRecord): void => {
-      if (ws.head !== initial.id) {
-        throw new AfsError("INVALID_ARGUMENT", "a new workspace's head must be its initial checkpoint");
-      }
-      if (st.revision.get(ws.name) !== undefined) {
-        throw new AfsError("ALREADY_EXISTS", `workspace ${ws.name} already exists`, { workspace: ws.name });
-      }
+      if (st.revision.get(ws.name) !== undefined) throw workspaceExists(ws.name);
       st.insertWorkspace.run(ws.name, ws.description, ws.head, ws.revision, ws.createdAt, ws.updatedAt);
       this.insertCheckpoint(ws.name, initial);
     });
 
     this.importWorkspaceTx = immediate((dump: WorkspaceDump): void => {
-      const ws = checkDump(dump);
-      if (st.revision.get(ws.name) !== undefined) {
-        throw new AfsError("ALREADY_EXISTS", `workspace ${ws.name} already exists`, { workspace: ws.name });
-      }
+      const ws = dump.workspace;
+      if (st.revision.get(ws.name) !== undefined) throw workspaceExists(ws.name);
       st.insertWorkspace.run(ws.name, ws.description, ws.head, ws.revision, ws.createdAt, ws.updatedAt);
       for (const cp of dump.checkpoints) this.insertCheckpoint(ws.name, cp);
       for (const row of dump.overlay) st.overlayPut.run(ws.name, row.path, parentOf(row.path), ...entryColumns(row));
@@ -144,12 +138,7 @@ export class SqliteStore implements Store {
     this.setTemplateTx = immediate((workspace: string, slug: string | null) => this.templates.set(workspace, slug));
 
     this.deleteCheckpointTx = immediate((workspace: string, id: string): boolean => {
-      if (st.head.get(workspace) === id) {
-        throw new AfsError("CONFLICT", `checkpoint ${id} is the head of workspace ${workspace}; move head first`, {
-          workspace,
-          checkpoint: id,
-        });
-      }
+      if (st.head.get(workspace) === id) throw deletingHead(workspace, id);
       return st.deleteCheckpoint.run(id, workspace).changes > 0;
     });
 
@@ -203,33 +192,28 @@ export class SqliteStore implements Store {
     return this.blobs.putStream(source);
   }
 
-  async getBlob(hash: Hash): Promise<Buffer | null> {
-    return this.blobs.get(hash);
+  getBlob(hash: Hash): Promise<Buffer | null> {
+    return this.blobs.read.get(hash);
   }
 
-  async blobSize(hash: Hash): Promise<number | null> {
-    return this.blobs.size(hash);
-  }
-
-  async readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null> {
-    return (await this.blobs.ranges(hash, [{ offset, length }]))?.[0] ?? null;
+  blobSize(hash: Hash): Promise<number | null> {
+    return this.blobs.read.size(hash);
   }
 
   readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
-    return this.blobs.ranges(hash, ranges);
+    return this.blobs.read.ranges(hash, ranges);
   }
 
   blobStream(hash: Hash): AsyncIterable<Buffer> {
-    return this.blobs.stream(hash);
+    return this.blobs.read.stream(hash);
   }
 
   async hasBlobs(hashes: readonly Hash[]): Promise<Set<Hash>> {
-    if (hashes.length === 0) return new Set();
     return new Set(this.guard(() => this.st.blob.has.all(JSON.stringify(hashes))));
   }
 
   async putTrees(trees: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
-    if (trees.length > 0) this.guard(() => this.putObjectsTx("tree", trees));
+    this.guard(() => this.putObjectsTx("tree", trees));
   }
 
   async getTree(hash: Hash): Promise<Buffer | null> {
@@ -270,7 +254,6 @@ export class SqliteStore implements Store {
   // --- overlay -------------------------------------------------------------------------------
 
   async overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>> {
-    if (paths.length === 0) return new Map();
     const rows = this.guard(() => this.st.overlayGet.all(workspace, JSON.stringify(paths)));
     return new Map(rows.map((row) => [row.path, toEntry(row)]));
   }
@@ -355,7 +338,6 @@ export class SqliteStore implements Store {
   }
 
   async deleteObjects(kind: ObjectKind, hashes: readonly Hash[]): Promise<number> {
-    if (hashes.length === 0) return 0;
     return this.guard(() => this.deleteObjectsTx(kind, hashes));
   }
 
@@ -428,32 +410,14 @@ export class SqliteStore implements Store {
 
   private checkRevision(workspace: string, expected: number): number {
     const revision = this.st.revision.get(workspace);
-    if (revision === undefined) {
-      throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist`, { workspace });
-    }
-    if (revision !== expected) {
-      throw new AfsError("CONFLICT", `workspace ${workspace} moved to revision ${revision} (expected ${expected})`, {
-        workspace,
-        expected,
-        actual: revision,
-      });
-    }
+    if (revision === undefined) throw noWorkspace(workspace);
+    if (revision !== expected) throw revisionMoved(workspace, expected, revision);
     return revision;
   }
 
   private insertCheckpoint(workspace: string, cp: CheckpointRecord): void {
-    if (cp.workspace !== workspace) {
-      throw new AfsError("INVALID_ARGUMENT", `checkpoint ${cp.name} belongs to ${cp.workspace}, not ${workspace}`);
-    }
-    if (this.st.checkpointById.get(cp.id)) {
-      throw new AfsError("ALREADY_EXISTS", `checkpoint id ${cp.id} already exists`, { checkpoint: cp.id });
-    }
-    if (this.st.checkpointByName.get(workspace, cp.name)) {
-      throw new AfsError("ALREADY_EXISTS", `checkpoint ${cp.name} already exists in ${workspace}; pick another name`, {
-        workspace,
-        checkpoint: cp.name,
-      });
-    }
+    if (this.st.checkpointById.get(cp.id)) throw checkpointIdTaken(cp);
+    if (this.st.checkpointByName.get(workspace, cp.name)) throw checkpointNameTaken(workspace, cp);
     this.st.insertCheckpoint.run(
       cp.id,
       workspace,

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { KeyedLock } from "../../core/keyed-lock.js";
+import { keptChanging, RETRY, retryOnConflict } from "../../core/retry.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../store/store.js";
 import { attachments } from "../attachments.js";
 import { BlobCache } from "../blob-cache.js";
@@ -61,15 +62,18 @@ export async function describe(engine: Engine, ws: WorkspaceRecord): Promise<Wor
 }
 
 /** The live state folded into trees (stored, unreferenced until a checkpoint uses them). */
-export async function liveRoot(engine: Engine, name: string): Promise<{ root: Hash; head: string }> {
-  for (;;) {
-    const snap = await snapshot(engine, name);
-    const rows = await engine.store.overlayUnder(name, "/");
-    const writer = new TreeWriter();
-    const root = await fold(snap.root, rows, engine.trees, writer);
-    await writer.flush(engine.store);
-    if (await snap.stillCurrent()) return { root, head: snap.workspace.head };
-  }
+export function liveRoot(engine: Engine, name: string): Promise<{ root: Hash; head: string }> {
+  return retryOnConflict(
+    async () => {
+      const snap = await snapshot(engine, name);
+      const rows = await engine.store.overlayUnder(name, "/");
+      const writer = new TreeWriter();
+      const root = await fold(snap.root, rows, engine.trees, writer);
+      await writer.flush(engine.store);
+      return (await snap.stillCurrent()) ? { root, head: snap.workspace.head } : RETRY;
+    },
+    { giveUp: keptChanging(name, "while its live state was read") },
+  );
 }
 
 export async function createWithRoot(
