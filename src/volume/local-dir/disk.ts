@@ -4,9 +4,9 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { join } from "node:path";
-import { AfsError } from "../../core/errors.js";
 import { type Hash, sha256 } from "../../core/hash.js";
 import { baseName } from "../../core/paths.js";
+import { targetExists } from "../errors.js";
 import type { Stat } from "../volume.js";
 import { fsError } from "./errno.js";
 import { handleFile, PIECE_BYTES } from "./open-file.js";
@@ -110,9 +110,7 @@ export async function moveEntry(
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "EEXIST") {
-        throw new AfsError("ALREADY_EXISTS", `${dstPath} already exists; pass overwrite to replace it`, {
-          path: dstPath,
-        });
+        throw targetExists(dstPath);
       }
       // Filesystems without hard links fall through to rename, checked under the lock only.
       if (code !== "EPERM" && code !== "EXDEV" && code !== "ENOTSUP" && code !== "EMLINK") throw e;

@@ -9,11 +9,23 @@ import { type Hash, sha256 } from "../../core/hash.js";
 import { KeyedLock } from "../../core/keyed-lock.js";
 import { joinPath, normalizePath, ROOT } from "../../core/paths.js";
 import type { EventRecord } from "../../store/store.js";
+import {
+  alreadyExists,
+  changed,
+  existingDirectory,
+  isDirectory,
+  moveIntoItself,
+  nonEmptyDirectory,
+  notADirectory,
+  notADirectoryThere,
+  notFound,
+  targetExists,
+} from "../errors.js";
 import { EventLog } from "../event-log.js";
 import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume.js";
 import { Confinement } from "./confinement.js";
 import { hashFileOrNull, lstatOrNull, makeDirs, moveEntry, TEMP_NAME, toStat, writeTemp } from "./disk.js";
-import { alreadyExists, changed, fsError, isDirectory, notFound } from "./errno.js";
+import { fsError } from "./errno.js";
 import { handleFile } from "./open-file.js";
 
 /** One mutation, as a workspace would log it (minus the workspace name). */
@@ -109,7 +121,7 @@ export class LocalDirVolume implements Volume {
     const p = normalizePath(path);
     const real = await this.confined.locate(p);
     const names = await fsp.readdir(real).catch((e) => {
-      throw fsError(e, p, { ENOTDIR: ["INVALID_ARGUMENT", `${p} is not a directory`] });
+      throw fsError(e, p, { ENOTDIR: ["INVALID_ARGUMENT", notADirectory(p).message] });
     });
     const stats = await Promise.all(
       names
@@ -211,7 +223,7 @@ export class LocalDirVolume implements Volume {
     return this.locks.run([real], async () => {
       const st = await lstatOrNull(real);
       if (st?.isDirectory()) return { path: target, kind: "dir", size: 0, sha256: null, revision: this.revision };
-      if (st) throw new AfsError("ALREADY_EXISTS", `${target} already exists and is not a directory`, { path: target });
+      if (st) throw notADirectoryThere(target);
       await makeDirs(real, target);
       const revision = this.record("mkdir", target, null, null);
       return { path: target, kind: "dir", size: 0, sha256: null, revision };
@@ -231,10 +243,7 @@ export class LocalDirVolume implements Volume {
       if (st.isDirectory()) {
         await (options.recursive ? fsp.rm(entry, { recursive: true }) : fsp.rmdir(entry)).catch((e) => {
           throw fsError(e, target, {
-            ENOTEMPTY: [
-              "INVALID_ARGUMENT",
-              `${target} is a non-empty directory; pass recursive to delete it with its contents`,
-            ],
+            ENOTEMPTY: ["INVALID_ARGUMENT", nonEmptyDirectory(target).message],
           });
         });
       } else {
@@ -260,10 +269,7 @@ export class LocalDirVolume implements Volume {
     const dstEntry = await this.confined.entryLocation(dst);
     const [srcPath, dstPath] = [await this.confined.volumePath(srcEntry), await this.confined.volumePath(dstEntry)];
     if (dstEntry.startsWith(srcEntry + sep)) {
-      throw new AfsError("INVALID_ARGUMENT", `cannot move ${srcPath} into itself (${dstPath})`, {
-        path: src,
-        new_path: dst,
-      });
+      throw moveIntoItself(srcPath, dstPath, { path: src, new_path: dst });
     }
     return this.locks.run([srcEntry, dstEntry], async () => {
       const st = await lstatOrNull(srcEntry);
@@ -280,14 +286,10 @@ export class LocalDirVolume implements Volume {
 
       const existing = await lstatOrNull(dstEntry);
       if (existing?.isDirectory()) {
-        throw new AfsError("ALREADY_EXISTS", `${dstPath} is an existing directory; rename never replaces a directory`, {
-          path: dstPath,
-        });
+        throw existingDirectory(dstPath);
       }
       if (existing && !options.overwrite) {
-        throw new AfsError("ALREADY_EXISTS", `${dstPath} already exists; pass overwrite to replace it`, {
-          path: dstPath,
-        });
+        throw targetExists(dstPath);
       }
       const replacedHash = existing
         ? existing.isSymbolicLink()
