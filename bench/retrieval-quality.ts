@@ -146,7 +146,13 @@ async function main(): Promise<void> {
     await afs.importDirectory("docs", corpus);
     const volume = await afs.volume("docs");
     const paths = async (q: string, args: Record<string, unknown>): Promise<string[]> =>
-      (await query(volume, { query: q, limit: 10, ...args })).results.map((h) => h.path);
+      (
+        await query(
+          volume,
+          { query: q, limit: 10, ...args },
+          { indexes: { text: afs.textIndex, query: afs.queryIndex } },
+        )
+      ).results.map((h) => h.path);
 
     const keyword = await evaluate((q) => paths(q, { mode: "keyword" }));
     const keywordRegex = await evaluate((q) => paths(q, { mode: "keyword", chunk_strategy: "regex" }));
@@ -161,7 +167,14 @@ async function main(): Promise<void> {
     const volume2 = await afs2.volume("docs");
     const start = performance.now();
     const hybrid = await evaluate(async (q) => {
-      const r = await query(volume2, { query: q, limit: 10 }, { embedBudget: Number.POSITIVE_INFINITY });
+      const r = await query(
+        volume2,
+        { query: q, limit: 10 },
+        {
+          embedBudget: Number.POSITIVE_INFINITY,
+          indexes: { text: afs2.textIndex, query: afs2.queryIndex },
+        },
+      );
       if (!r.results.some((h) => h.search_types.includes("vec"))) throw new Error("hybrid ran without vectors");
       return r.results.map((h) => h.path);
     });

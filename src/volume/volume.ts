@@ -2,8 +2,6 @@
 // Every mutation is atomic and reports what it did; every path argument is already normalized.
 import type { EntryKind } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
-import type { QueryIndex } from "../search/query-index.js";
-import type { TextIndex } from "../search/text-index.js";
 
 export interface Stat {
   path: string;
@@ -65,18 +63,6 @@ export interface OpenFile {
 export interface Volume {
   /** Human-readable name for messages: "workspace demo", "directory /srv/data". */
   readonly label: string;
-  /**
-   * The persistent index ranked search (file_query) uses: chunks, BM25 and vectors keyed by content
-   * hash, shared by every volume of one afs home. Absent (a plain directory): files are chunked and
-   * ranked per query, keyword only.
-   */
-  readonly queryIndex?: QueryIndex;
-  /**
-   * The content index grep uses to pick candidate files (trigrams keyed by content hash, shared by
-   * every volume of one afs home), and its cache of decoded texts. Absent (a plain directory): grep
-   * reads every file.
-   */
-  readonly textIndex?: TextIndex;
 
   /** lstat semantics: a symlink is reported, not followed. Null when nothing is there. */
   stat(path: string): Promise<Stat | null>;

@@ -306,8 +306,7 @@ export class Afs {
    */
   async volume(name: string, actor = this.ctx.actor): Promise<WorkspaceVolume | AttachedVolume> {
     await this.requireWorkspace(name);
-    const indexes = { queryIndex: this.queryIndex, textIndex: this.textIndex };
-    const live = new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.caches, name, actor, indexes);
+    const live = new WorkspaceVolume(this.store, this.ctx.trees, this.ctx.roots, this.caches, name, actor);
     const dir = await this.attachedDirectory(name);
     if (!dir) return live;
     // Only attached workspaces need the directory machinery; a read of a stored one loads none of it.
@@ -321,7 +320,6 @@ export class Afs {
       record: (paths) => this.recordDirectory(name, { paths }),
       updatedAt: async () => (await this.requireWorkspace(name)).updatedAt,
       verified,
-      ...indexes,
     });
   }
 

@@ -6,8 +6,6 @@ import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { KeyedLock } from "../core/keyed-lock.js";
 import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
-import type { QueryIndex } from "../search/query-index.js";
-import type { TextIndex } from "../search/text-index.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
 import {
   alreadyExists,
@@ -43,8 +41,6 @@ interface Planned {
 
 export class WorkspaceVolume implements Volume {
   readonly label: string;
-  readonly queryIndex?: QueryIndex;
-  readonly textIndex?: TextIndex;
 
   constructor(
     private readonly store: Store,
@@ -53,12 +49,8 @@ export class WorkspaceVolume implements Volume {
     private readonly caches: { listings: SubtreeListings; blobs: BlobCache; writers: KeyedLock },
     readonly workspace: string,
     private readonly actor: string,
-    /** The home's search indexes (keyed by content, so one set serves every workspace). */
-    indexes: Pick<Volume, "queryIndex" | "textIndex"> = {},
   ) {
     this.label = `workspace ${workspace}`;
-    this.queryIndex = indexes.queryIndex;
-    this.textIndex = indexes.textIndex;
   }
 
   /** A snapshot whose reads are known to be consistent (no commit landed while it was read). */
