@@ -56,11 +56,16 @@ export class AttachedVolume implements Volume {
     return {
       size: file.size,
       sha256,
+      hash: async () => sha256,
       mtime: file.mtime,
       read: (offset, length) => file.read(offset, length),
       stream: () => file.stream(),
       close: () => file.close(),
     };
+  }
+
+  realPath(path: string, options?: { entry?: boolean }): Promise<string> {
+    return this.local.realPath(path, options);
   }
 
   async list(path: string): Promise<Stat[]> {

@@ -1,12 +1,14 @@
 // A plain directory on disk as a Volume (the broker's roots, an ACP session's cwd): the operations.
 // Confinement (confinement.ts) decides where a path may land; writes are atomic, a temp file renamed
-// (or linked) into place, under per-location locks; mutations go to a bounded event log.
+// (or linked) into place, under per-location locks; mutations go to a bounded event log; whole-file
+// hashes of opened files are remembered per file version (keyed by its stat).
 import { constants } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import { AfsError } from "../../core/errors.js";
 import { type Hash, sha256 } from "../../core/hash.js";
 import { KeyedLock } from "../../core/keyed-lock.js";
+import { WeightedLru } from "../../core/lru.js";
 import { joinPath, normalizePath, ROOT } from "../../core/paths.js";
 import type { EventRecord } from "../../store/store.js";
 import {
@@ -28,6 +30,9 @@ import { hashFileOrNull, lstatOrNull, makeDirs, moveEntry, TEMP_NAME, toStat, wr
 import { fsError } from "./errno.js";
 import { handleFile } from "./open-file.js";
 
+/** Whole-file hashes remembered per volume: enough for the files a client reads in parts at once. */
+const HASHES_KEPT = 256;
+
 /** One mutation, as a workspace would log it (minus the workspace name). */
 export type LocalDirEvent = Omit<EventRecord, "workspace">;
 
@@ -44,6 +49,11 @@ export class LocalDirVolume implements Volume {
   private readonly confined: Confinement;
   private readonly log: EventLog<LocalDirEvent>;
   private readonly locks = new KeyedLock();
+  /**
+   * SHA-256 of opened files by version: path, size, mtime, and inode and ctime (which change when a
+   * file is replaced or written in place), so a file read in chunks is hashed once, not per chunk.
+   */
+  private readonly hashes = new WeightedLru<string, Hash>(HASHES_KEPT, () => 1);
 
   /** The root is resolved (fs.realpath) on first use; `open` does it up front and reports a bad root. */
   constructor(root: string, options: LocalDirOptions = {}) {
@@ -93,12 +103,27 @@ export class LocalDirVolume implements Volume {
   }
 
   async openFile(path: string): Promise<OpenFile> {
-    const { fh, size, mtime } = await this.openRegular(path);
-    return handleFile(fh, size, mtime);
+    const { fh, size, mtime, version } = await this.openRegular(path);
+    return handleFile(fh, size, mtime, async (compute) => {
+      const known = this.hashes.get(version);
+      if (known) return known;
+      const hash = await compute();
+      this.hashes.set(version, hash);
+      return hash;
+    });
   }
 
-  /** Opens a regular file inside the volume for reading; the caller closes it. */
-  private async openRegular(path: string): Promise<{ fh: fsp.FileHandle; size: number; mtime: number }> {
+  /** Where `path` really lands, symlinks followed (`entry`: only its parent's); PERMISSION_DENIED outside. */
+  async realPath(path: string, options: { entry?: boolean } = {}): Promise<string> {
+    const p = normalizePath(path);
+    const real = options.entry ? await this.confined.entryLocation(p) : await this.confined.locate(p);
+    return this.confined.volumePath(real);
+  }
+
+  /** Opens a regular file inside the volume for reading; the caller closes it. `version` keys its hash. */
+  private async openRegular(
+    path: string,
+  ): Promise<{ fh: fsp.FileHandle; size: number; mtime: number; version: string }> {
     const p = normalizePath(path);
     const real = await this.confined.locate(p);
     // O_NOFOLLOW: if the checked location was swapped for a symlink since, refuse rather than follow
@@ -110,7 +135,8 @@ export class LocalDirVolume implements Volume {
       const st = await fh.stat();
       if (st.isDirectory()) throw isDirectory(p);
       if (!st.isFile()) throw new AfsError("INVALID_ARGUMENT", `${p} is not a regular file`, { path: p });
-      return { fh, size: st.size, mtime: st.mtimeMs };
+      const version = `${real}\0${st.size}\0${st.mtimeMs}\0${st.dev}:${st.ino}\0${st.ctimeMs}`;
+      return { fh, size: st.size, mtime: st.mtimeMs, version };
     } catch (e) {
       await fh.close();
       throw e;
