@@ -219,7 +219,7 @@ export class LocalDirVolume implements Volume {
             throw fsError(e, target, { EEXIST: ["ALREADY_EXISTS", alreadyExists(target).message] });
           });
         } else {
-          oldHash = before ? await hashFileOrNull(real) : null;
+          oldHash = before ? await hashFileOrNull(real, target) : null;
           if (typeof options.expectSha256 === "string") {
             if (oldHash === null) throw notFound(target);
             if (oldHash !== options.expectSha256) throw changed(target, options.expectSha256, oldHash);
@@ -273,7 +273,7 @@ export class LocalDirVolume implements Volume {
           });
         });
       } else {
-        oldHash = st.isSymbolicLink() ? sha256(await fsp.readlink(entry)) : await hashFileOrNull(entry);
+        oldHash = st.isSymbolicLink() ? sha256(await fsp.readlink(entry)) : await hashFileOrNull(entry, target);
         if (options.expectSha256 !== undefined && oldHash !== options.expectSha256) {
           throw changed(target, options.expectSha256, oldHash ?? "(unreadable)");
         }
@@ -306,7 +306,7 @@ export class LocalDirVolume implements Volume {
           ? null
           : kind === "symlink"
             ? sha256(await fsp.readlink(srcEntry))
-            : await hashFileOrNull(srcEntry);
+            : await hashFileOrNull(srcEntry, srcPath);
       const size = kind === "dir" ? 0 : kind === "symlink" ? Buffer.byteLength(await fsp.readlink(srcEntry)) : st.size;
       if (srcEntry === dstEntry) return { path: dstPath, kind, size, sha256: hash, revision: this.revision };
 
@@ -320,7 +320,7 @@ export class LocalDirVolume implements Volume {
       const replacedHash = existing
         ? existing.isSymbolicLink()
           ? sha256(await fsp.readlink(dstEntry))
-          : await hashFileOrNull(dstEntry)
+          : await hashFileOrNull(dstEntry, dstPath)
         : null;
       await makeDirs(dirname(dstEntry), dstPath);
       await moveEntry(srcEntry, dstEntry, kind, existing !== null, dstPath).catch((e) => {
