@@ -145,14 +145,9 @@ async function main(): Promise<void> {
     const afs = await Afs.open({ home: join(base, "home") });
     await afs.importDirectory("docs", corpus);
     const volume = await afs.volume("docs");
+    const indexes = { text: afs.textIndex, query: afs.queryIndex };
     const paths = async (q: string, args: Record<string, unknown>): Promise<string[]> =>
-      (
-        await query(
-          volume,
-          { query: q, limit: 10, ...args },
-          { indexes: { text: afs.textIndex, query: afs.queryIndex } },
-        )
-      ).results.map((h) => h.path);
+      (await query(volume, { query: q, limit: 10, ...args }, { indexes })).results.map((h) => h.path);
 
     const keyword = await evaluate((q) => paths(q, { mode: "keyword" }));
     const keywordRegex = await evaluate((q) => paths(q, { mode: "keyword", chunk_strategy: "regex" }));
@@ -165,15 +160,13 @@ async function main(): Promise<void> {
     process.env.AFS_EMBED_MODEL_DIR = model;
     const afs2 = await Afs.open({ home: join(base, "home") });
     const volume2 = await afs2.volume("docs");
+    const indexes2 = { text: afs2.textIndex, query: afs2.queryIndex };
     const start = performance.now();
     const hybrid = await evaluate(async (q) => {
       const r = await query(
         volume2,
         { query: q, limit: 10 },
-        {
-          embedBudget: Number.POSITIVE_INFINITY,
-          indexes: { text: afs2.textIndex, query: afs2.queryIndex },
-        },
+        { embedBudget: Number.POSITIVE_INFINITY, indexes: indexes2 },
       );
       if (!r.results.some((h) => h.search_types.includes("vec"))) throw new Error("hybrid ran without vectors");
       return r.results.map((h) => h.path);
