@@ -153,9 +153,10 @@ async function benchTree(dir: string, runs: number): Promise<Record<string, unkn
     const exported = join(work, "exported");
     await afs.workspaces.export(WORKSPACE, exported);
     const volume = await afs.workspaces.volume(WORKSPACE);
+    const indexes = { text: afs.indexes.text, query: afs.indexes.query };
 
     // A first search on the freshly imported tree: indexes every blob, then searches.
-    const first = await timeMs(() => grep(volume, { pattern: "createHash", count: true }));
+    const first = await timeMs(() => grep(volume, { pattern: "createHash", count: true }, { indexes }));
     const db = internalsOf(afs).searchDb;
     db.db.pragma("wal_checkpoint(TRUNCATE)");
     const indexBytes = statSync(db.path).size;
@@ -175,7 +176,7 @@ async function benchTree(dir: string, runs: number): Promise<Record<string, unkn
     try {
       const sides = (s: Search): (() => Promise<{ ms: number; found: Found }>)[] => [
         async () => {
-          const { ms, value } = await timeMs(() => grep(volume, s.args));
+          const { ms, value } = await timeMs(() => grep(volume, s.args, { indexes }));
           return { ms, found: fromResult(value) };
         },
         () => mcpGrep(mcp.client, s.args),

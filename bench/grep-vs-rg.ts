@@ -138,6 +138,7 @@ export async function main(): Promise<void> {
 
     // --- the content index: build, size, incremental re-index ---------------------------------
     const volume = await afs.workspaces.volume(WORKSPACE);
+    const indexes = { text: afs.indexes.text, query: afs.indexes.query };
     const hashes: string[] = [];
     for await (const s of volume.walk("/")) if (s.kind === "file" && s.sha256) hashes.push(s.sha256);
     const built = await timeMs(() => (afs as Afs).indexes.text.build(hashes));
@@ -163,7 +164,7 @@ export async function main(): Promise<void> {
     const after: string[] = [];
     for await (const s of volume.walk("/")) if (s.kind === "file" && s.sha256) after.push(s.sha256);
     const reindex = await timeMs(() => (afs as Afs).indexes.text.build(after));
-    const firstAfterEdit = await timeMs(() => grep(volume, { pattern: "an edit for the re-index bench" }));
+    const firstAfterEdit = await timeMs(() => grep(volume, { pattern: "an edit for the re-index bench" }, { indexes }));
     await volume.writeFile(target, original, { op: "write" });
     printTable(
       "content index (trigrams of each distinct text blob, FTS5 detail=none)",
@@ -200,7 +201,7 @@ export async function main(): Promise<void> {
         // whose order rotates from one search to the next.
         const sides: (() => Promise<{ ms: number; found: Found }>)[] = [
           async () => {
-            const { ms, value } = await timeMs(() => grep(volume, s.args));
+            const { ms, value } = await timeMs(() => grep(volume, s.args, { indexes }));
             return { ms, found: fromResult(value) };
           },
           () => mcpGrep(mcp.client, s.args),

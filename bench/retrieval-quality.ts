@@ -145,8 +145,9 @@ async function main(): Promise<void> {
     const afs = await Afs.open({ home: join(base, "home") });
     await afs.workspaces.import("docs", corpus);
     const volume = await afs.workspaces.volume("docs");
+    const indexes = { text: afs.indexes.text, query: afs.indexes.query };
     const paths = async (q: string, args: Record<string, unknown>): Promise<string[]> =>
-      (await query(volume, { query: q, limit: 10, ...args })).results.map((h) => h.path);
+      (await query(volume, { query: q, limit: 10, ...args }, { indexes })).results.map((h) => h.path);
 
     const keyword = await evaluate((q) => paths(q, { mode: "keyword" }));
     const keywordRegex = await evaluate((q) => paths(q, { mode: "keyword", chunk_strategy: "regex" }));
@@ -159,9 +160,14 @@ async function main(): Promise<void> {
     process.env.AFS_EMBED_MODEL_DIR = model;
     const afs2 = await Afs.open({ home: join(base, "home") });
     const volume2 = await afs2.workspaces.volume("docs");
+    const indexes2 = { text: afs2.indexes.text, query: afs2.indexes.query };
     const start = performance.now();
     const hybrid = await evaluate(async (q) => {
-      const r = await query(volume2, { query: q, limit: 10 }, { embedBudget: Number.POSITIVE_INFINITY });
+      const r = await query(
+        volume2,
+        { query: q, limit: 10 },
+        { embedBudget: Number.POSITIVE_INFINITY, indexes: indexes2 },
+      );
       if (!r.results.some((h) => h.search_types.includes("vec"))) throw new Error("hybrid ran without vectors");
       return r.results.map((h) => h.path);
     });

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { type Command, Option } from "commander";
 import { z } from "zod";
 import { AfsError } from "../core/errors.js";
+import type { SearchIndexes } from "../search/indexes.js";
 import type { Volume } from "../volume/volume.js";
 import { leaf } from "./commands/leaf.js";
 import { withWorkspace, workspaceOption } from "./context.js";
@@ -17,7 +18,8 @@ export interface OpCommand<A, R> {
   name: string;
   summary: string;
   schema: z.ZodType<A>;
-  run: (volume: Volume, args: A) => Promise<R>;
+  /** Runs the operation; `indexes` are the home's search indexes, for the operations that search. */
+  run: (volume: Volume, args: A, context: { indexes: SearchIndexes }) => Promise<R>;
   /** Positional arguments in order: CLI name → the operation's argument. */
   positionals?: Readonly<Record<string, string>>;
   /** Flags as commander spells them ("-i, --ignore-case", "--old <text>") → the operation's argument. */
@@ -139,7 +141,7 @@ export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command
     await withWorkspace(command, async (afs, workspace) => {
       const volume = await afs.workspaces.volume(workspace);
       if (def.stream && !flags.json) return def.stream(volume, args);
-      const result = await def.run(volume, args);
+      const result = await def.run(volume, args, { indexes: { text: afs.indexes.text, query: afs.indexes.query } });
       if (def.raw && !flags.json) write(def.raw(result));
       else emit(flags, result, (r) => def.render(r, args));
     });

@@ -1,9 +1,11 @@
-// grep: lines matching a pattern in one file or every text file below a directory. On a volume with
-// a content index, only the files whose text holds the pattern's required literals are read.
+// grep: lines matching a pattern in one file or every text file below a directory. Given a content
+// index (indexes.text), only the files whose text holds the pattern's required literals are read.
 import { z } from "zod";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
+import type { SearchIndexes } from "../search/indexes.js";
+import type { TextIndex } from "../search/text-index.js";
 import type { Stat, Volume } from "../volume/volume.js";
 import { dirPathArg } from "./args.js";
 import { byString, mustStat, normalizePath } from "./common.js";
@@ -112,7 +114,12 @@ export type GrepResult = GrepItems & {
 /** A file to search: its path, and its content hash when the volume knows it without reading. */
 type Target = Pick<Stat, "path" | "sha256">;
 
-export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> {
+export interface GrepOptions {
+  /** The home's indexes; grep uses `text` for the files whose content hash the volume reports. */
+  indexes?: SearchIndexes;
+}
+
+export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions = {}): Promise<GrepResult> {
   const path = normalizePath(args.path ?? "/");
   const modes = (["fixed_strings", "glob", "regexp"] as const).filter((m) => args[m]);
   if (modes.length > 1) {
@@ -144,7 +151,7 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
 
   const scope = await searchScope(volume, path, args.include, args.exclude);
   let targets: Target[];
-  const index = volume.textIndex;
+  const index = options.indexes?.text;
   let candidates: Map<Hash, readonly number[] | null> | null = null;
   if (index && scope.hashes.length > 0) {
     // Asked even when the pattern requires nothing: the answer still leaves binary blobs out, and
@@ -200,7 +207,7 @@ export async function grep(volume: Volume, args: GrepArgs): Promise<GrepResult> 
       else for (const l of lines) matches.push({ path: target.path, ...l, nth: ++nth });
       continue;
     }
-    const text = await readTarget(volume, target);
+    const text = await readTarget(volume, index, target);
     if (text === null) continue;
     const selected = selectLines(text, plan, {
       invert,
@@ -307,8 +314,8 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Text of a file to search, or null to skip it (binary, or gone/changed into a directory since the walk). */
-async function readTarget(volume: Volume, target: Target): Promise<string | null> {
-  if (target.sha256 && volume.textIndex) return volume.textIndex.text(target.sha256);
+async function readTarget(volume: Volume, index: TextIndex | undefined, target: Target): Promise<string | null> {
+  if (target.sha256 && index) return index.text(target.sha256);
   try {
     return decodeText(await volume.readFile(target.path));
   } catch (e) {

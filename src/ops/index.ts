@@ -6,7 +6,15 @@ export { type CreateExclusiveArgs, createExclusive, createExclusiveArgs } from "
 export { type DeleteArgs, deleteArgs, remove } from "./delete.js";
 export { type DeleteLinesArgs, type DeleteLinesResult, deleteLines, deleteLinesArgs } from "./delete-lines.js";
 export { type GlobArgs, type GlobResult, glob, globArgs } from "./glob.js";
-export { type GrepArgs, type GrepItems, type GrepMatch, type GrepResult, grep, grepArgs } from "./grep.js";
+export {
+  type GrepArgs,
+  type GrepItems,
+  type GrepMatch,
+  type GrepOptions,
+  type GrepResult,
+  grep,
+  grepArgs,
+} from "./grep.js";
 export { grepText } from "./grep-text.js";
 export { type InsertArgs, type InsertResult, insert, insertArgs } from "./insert.js";
 export { type LinesArgs, type LinesResult, lines, linesArgs } from "./lines.js";

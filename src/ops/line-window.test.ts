@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { sha256 } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
 import type { OpenFile } from "../volume/volume.js";
 import { lineWindow } from "./line-window.js";
@@ -14,6 +15,7 @@ function pieces(data: Buffer, piece: number, known = false): OpenFile {
   return {
     size: data.length,
     ...(known ? { sha256: "known" } : {}),
+    hash: async () => (known ? "known" : sha256(data)),
     read: async (offset, length) => Buffer.from(data.subarray(offset, offset + length)),
     async *stream() {
       for (let at = 0; at < data.length; at += piece) yield Buffer.from(data.subarray(at, at + piece));

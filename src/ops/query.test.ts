@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../../test/helpers/embeddings-server.js";
+import { indexesOf } from "../../test/helpers/search-indexes.js";
 import { writeTinyModel } from "../../test/helpers/tiny-embedding-model.js";
 import { tempAfs, tempDir } from "../../test/helpers/tmp.js";
 import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import type { Volume } from "../volume/volume.js";
 import type { Afs } from "../workspace/afs.js";
-import { query } from "./query.js";
+import { type QueryArgs, type QueryOptions, query as queryOp } from "./query.js";
 import { write } from "./write.js";
 
 const EMBED_VARS = [
@@ -34,11 +35,25 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
+// The home each workspace volume came from: query gets its indexes beside the volume, as the MCP
+// tools and the CLI pass them; a plain directory gets none.
+const homes = new WeakMap<Volume, Afs>();
+const query = (volume: Volume, args: QueryArgs, options: QueryOptions = {}) => {
+  const home = homes.get(volume);
+  return queryOp(volume, args, home ? { ...options, ...indexesOf(home) } : options);
+};
+
+async function volumeOf(afs: Afs, name: string): Promise<Volume> {
+  const volume = await afs.workspaces.volume(name);
+  homes.set(volume, afs);
+  return volume;
+}
+
 async function workspace(name = "q"): Promise<{ afs: Afs; volume: Volume }> {
   const t = await tempAfs();
   cleanups.push(t.cleanup);
   await t.afs.workspaces.create(name);
-  return { afs: t.afs, volume: await t.afs.workspaces.volume(name) };
+  return { afs: t.afs, volume: await volumeOf(t.afs, name) };
 }
 
 async function directory(): Promise<{ volume: Volume }> {
@@ -207,7 +222,7 @@ describe("the workspace query index", () => {
   it("chunks identical content in two workspaces once, and scopes each query to its workspace", async () => {
     const { afs, volume: a } = await workspace("a");
     await afs.workspaces.create("b");
-    const b = await afs.workspaces.volume("b");
+    const b = await volumeOf(afs, "b");
     await seed(a, { "/x.txt": "shared words\n", "/only-a.txt": "alpha words\n" });
     await seed(b, { "/copy/x.txt": "shared words\n" });
     expect(paths(await query(a, { query: "words", mode: "keyword" }))).toEqual(["/only-a.txt", "/x.txt"]);
@@ -219,7 +234,7 @@ describe("the workspace query index", () => {
   it("keeps only the scope's files whether it ranks the whole index or a few blobs", async () => {
     const { afs, volume: a } = await workspace("a");
     await afs.workspaces.create("b");
-    const b = await afs.workspaces.volume("b");
+    const b = await volumeOf(afs, "b");
     const many: Record<string, string> = {};
     for (let i = 0; i < 40; i++) many[`/src/m${i}.ts`] = `export const m${i} = "needle number ${i}";\n`;
     await seed(a, many);

@@ -1,10 +1,11 @@
 // query: ranked search for a concept or question over the files below a path. Keyword (BM25 over
-// chunks), semantic (embedding similarity) or both fused; the volume's query index does the work
-// when it has one, else the files are chunked and ranked on the spot (keyword only).
+// chunks), semantic (embedding similarity) or both fused; the home's query index (indexes.query)
+// does the work when given, else the files are chunked and ranked on the spot (keyword only).
 import { z } from "zod";
 import { CHUNK_STRATEGIES } from "../search/chunks.js";
 import type { EmbeddingProvider } from "../search/embeddings/provider.js";
 import { RRF_K } from "../search/fusion.js";
+import type { SearchIndexes } from "../search/indexes.js";
 import type { QueryIndex, ScopeFile } from "../search/query-index.js";
 import { planQuery, type SearchType } from "../search/query-plan.js";
 import { DEFAULT_EMBED_BUDGET, rankedSearch } from "../search/ranked-search.js";
@@ -108,6 +109,8 @@ export interface QueryOptions {
   maxResults?: number;
   /** Most chunk vectors one query computes. */
   embedBudget?: number;
+  /** The home's indexes; query uses `query`, keyed by the content hashes the volume reports. */
+  indexes?: SearchIndexes;
 }
 
 /** Six significant digits: BM25 of a word in most chunks is tiny but still orders results. */
@@ -122,7 +125,7 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
     warnings.push("rerank auto: no reranking model is available, so results are not reranked");
   const strategy = args.chunk_strategy ?? "auto";
   const scope = await scopeFiles(volume, normalizePath(args.path ?? "/"));
-  const index: QueryIndex = volume.queryIndex ?? new ScanIndex(volume);
+  const index: QueryIndex = options.indexes?.query ?? new ScanIndex(volume);
 
   let searches = plan.searches;
   let provider: EmbeddingProvider | null = null;

@@ -4,11 +4,18 @@
 import { isAfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
-import type { Volume } from "../volume/volume.js";
 import { bm25Rank } from "./bm25.js";
 import { type ChunkStrategy, chunkDocument, chunkFile, MAX_FILE_BYTES } from "./chunks.js";
 import type { Embedder, IndexedFile, KeywordHit, QueryIndex, ScopeFile, VectorHit } from "./query-index.js";
 import { type KeywordQuery, tokenize } from "./tokens.js";
+
+/** Where a scan reads files: a Volume will do (only these two of its members are used). */
+export interface ScannedFiles {
+  /** Names the files in messages: "directory /srv/data". */
+  readonly label: string;
+  /** A file's bytes; NOT_FOUND or INVALID_ARGUMENT when it vanished or became a directory. */
+  readFile(path: string): Promise<Buffer>;
+}
 
 interface ScannedChunk {
   blob: Hash;
@@ -22,7 +29,7 @@ interface ScannedChunk {
 export class ScanIndex implements QueryIndex {
   private readonly blobs = new Map<Hash, { text: string | null; chunks: ScannedChunk[] }>();
 
-  constructor(private readonly volume: Volume) {}
+  constructor(private readonly files: ScannedFiles) {}
 
   async prepare(files: readonly ScopeFile[], strategy: ChunkStrategy): Promise<IndexedFile[]> {
     const out: IndexedFile[] = [];
@@ -62,7 +69,7 @@ export class ScanIndex implements QueryIndex {
   async embedder(): Promise<Embedder> {
     return {
       provider: null,
-      message: `semantic search needs an afs workspace (its vectors are stored); ${this.volume.label} is searched by keyword only`,
+      message: `semantic search needs an afs workspace (its vectors are stored); ${this.files.label} is searched by keyword only`,
     };
   }
 
@@ -81,7 +88,7 @@ export class ScanIndex implements QueryIndex {
   /** A file's bytes, or null when it vanished or became a directory since the walk. */
   private async read(path: string): Promise<Buffer | null> {
     try {
-      return await this.volume.readFile(path);
+      return await this.files.readFile(path);
     } catch (e) {
       if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return null;
       throw e;

@@ -2,8 +2,6 @@
 // Every mutation is atomic and reports what it did; every path argument is already normalized.
 import type { EntryKind } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
-import type { QueryIndex } from "../search/query-index.js";
-import type { TextIndex } from "../search/text-index.js";
 
 export interface Stat {
   path: string;
@@ -55,6 +53,11 @@ export interface OpenFile {
   readonly sha256?: Hash;
   /** A file on disk: its modification time when opened (ms since the epoch). */
   readonly mtime?: number;
+  /**
+   * The whole file's SHA-256 as opened: `sha256` when the volume knows it, else read through (a
+   * directory volume remembers it per version of the file, so a file read in parts is hashed once).
+   */
+  hash(): Promise<Hash>;
   /** Up to `length` bytes from `offset` (fewer at the end, none past it). */
   read(offset: number, length: number): Promise<Buffer>;
   /** The bytes in order, a few MiB at a time; each piece is the caller's to keep. */
@@ -65,18 +68,6 @@ export interface OpenFile {
 export interface Volume {
   /** Human-readable name for messages: "workspace demo", "directory /srv/data". */
   readonly label: string;
-  /**
-   * The persistent index ranked search (file_query) uses: chunks, BM25 and vectors keyed by content
-   * hash, shared by every volume of one afs home. Absent (a plain directory): files are chunked and
-   * ranked per query, keyword only.
-   */
-  readonly queryIndex?: QueryIndex;
-  /**
-   * The content index grep uses to pick candidate files (trigrams keyed by content hash, shared by
-   * every volume of one afs home), and its cache of decoded texts. Absent (a plain directory): grep
-   * reads every file.
-   */
-  readonly textIndex?: TextIndex;
 
   /** lstat semantics: a symlink is reported, not followed. Null when nothing is there. */
   stat(path: string): Promise<Stat | null>;
@@ -89,6 +80,12 @@ export interface Volume {
    * stat already resolved rather than by its path again.
    */
   readContent?(stat: Stat): Promise<Buffer>;
+  /**
+   * Optional: the path where `path` really lands inside the volume, symlinks followed (with `entry`,
+   * only its parent's: the entry itself, as remove and rename take it). PERMISSION_DENIED when that
+   * is outside the volume. A directory has it; a workspace's symlinks cannot leave it.
+   */
+  realPath?(path: string, options?: { entry?: boolean }): Promise<string>;
   /** Direct children of a directory, in no particular order. */
   list(path: string): Promise<Stat[]>;
   /** Every entry below `path` (not `path` itself), depth-first, up to `maxDepth` levels (Infinity = all). The Stats may be shared with later walks: read them, do not modify them. */

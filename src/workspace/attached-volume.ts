@@ -1,11 +1,9 @@
 // An attached workspace as a Volume: reads and writes go to its directory on disk (confined by
 // LocalDirVolume), each mutation is recorded into the workspace at once, and list/walk report the
 // content hash of every file whose size and mtime still match its recorded entry, so grep and
-// query reuse the home's indexes for those files and read only the others.
+// query, given the home's indexes, reuse them for those files and read only the others.
 import type { Hash } from "../core/hash.js";
 import { normalizePath } from "../core/paths.js";
-import type { QueryIndex } from "../search/query-index.js";
-import type { TextIndex } from "../search/text-index.js";
 import type { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume/volume.js";
 import { RACY_MS, type RecordResult, type VerifiedStats } from "./record.js";
@@ -20,14 +18,10 @@ export interface AttachedLink {
   /** When the workspace last changed (ms): entries with an mtime near it are racy (RACY_MS). */
   updatedAt(): Promise<number>;
   verified: VerifiedStats;
-  queryIndex?: QueryIndex;
-  textIndex?: TextIndex;
 }
 
 export class AttachedVolume implements Volume {
   readonly label: string;
-  readonly queryIndex?: QueryIndex;
-  readonly textIndex?: TextIndex;
 
   constructor(
     readonly workspace: string,
@@ -37,8 +31,6 @@ export class AttachedVolume implements Volume {
     private readonly link: AttachedLink,
   ) {
     this.label = `workspace ${workspace} (directory ${dir})`;
-    this.queryIndex = link.queryIndex;
-    this.textIndex = link.textIndex;
   }
 
   /** A single stat reads the file, so its hash is always exact. */
@@ -64,11 +56,16 @@ export class AttachedVolume implements Volume {
     return {
       size: file.size,
       sha256,
+      hash: async () => sha256,
       mtime: file.mtime,
       read: (offset, length) => file.read(offset, length),
       stream: () => file.stream(),
       close: () => file.close(),
     };
+  }
+
+  realPath(path: string, options?: { entry?: boolean }): Promise<string> {
+    return this.local.realPath(path, options);
   }
 
   async list(path: string): Promise<Stat[]> {

@@ -23,6 +23,7 @@ export function openBlob(store: Store, hash: Hash, size: number): OpenFile {
   return {
     size,
     sha256: hash,
+    hash: async () => hash,
     async read(offset, length) {
       if (hash === EMPTY_SHA256 || length <= 0 || offset >= size) return Buffer.alloc(0);
       const whole = offset === 0 && length >= size && size <= MAX_WHOLE_BLOB_BYTES;

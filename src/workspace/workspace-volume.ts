@@ -7,9 +7,20 @@ import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { KeyedLock } from "../core/keyed-lock.js";
 import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
 import { RETRY, retryIfConflict, retryOnConflict, spentText } from "../core/retry.js";
-import type { QueryIndex } from "../search/query-index.js";
-import type { TextIndex } from "../search/text-index.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
+import {
+  alreadyExists,
+  changed,
+  existingDirectory,
+  isDirectory,
+  moveIntoItself,
+  nonEmptyDirectory,
+  notADirectory,
+  notADirectoryThere,
+  notFound,
+  targetExists,
+  tooManySymlinks,
+} from "../volume/errors.js";
 import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume/volume.js";
 import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
@@ -28,8 +39,6 @@ interface Planned {
 
 export class WorkspaceVolume implements Volume {
   readonly label: string;
-  readonly queryIndex?: QueryIndex;
-  readonly textIndex?: TextIndex;
 
   constructor(
     private readonly store: Store,
@@ -38,12 +47,8 @@ export class WorkspaceVolume implements Volume {
     private readonly caches: { listings: SubtreeListings; blobs: BlobCache; writers: KeyedLock },
     readonly workspace: string,
     private readonly actor: string,
-    /** The home's search indexes (keyed by content, so one set serves every workspace). */
-    indexes: Pick<Volume, "queryIndex" | "textIndex"> = {},
   ) {
     this.label = `workspace ${workspace}`;
-    this.queryIndex = indexes.queryIndex;
-    this.textIndex = indexes.textIndex;
   }
 
   /**
@@ -96,7 +101,7 @@ export class WorkspaceVolume implements Volume {
     return this.read(async (snap) => {
       const dir = await snap.resolve(path);
       if (!dir) throw notFound(path);
-      if (dir.kind !== "dir") throw new AfsError("INVALID_ARGUMENT", `${path} is not a directory`, { path });
+      if (dir.kind !== "dir") throw notADirectory(path);
       const children = await snap.children(path, dir);
       return Promise.all([...children].map(([name, e]) => this.toStat(joinPath(path, name), e)));
     });
@@ -211,7 +216,7 @@ export class WorkspaceVolume implements Volume {
     return this.mutate(async (snap) => {
       const current = await snap.resolve(path);
       if (current?.kind === "dir") return null;
-      if (current) throw new AfsError("ALREADY_EXISTS", `${path} already exists and is not a directory`, { path });
+      if (current) throw notADirectoryThere(path);
       const parents = await this.missingParents(snap, path);
       return {
         set: [...parents, { path, entry: newDir() }],
@@ -228,11 +233,7 @@ export class WorkspaceVolume implements Volume {
       if (!current) throw notFound(path);
       if (options.expectSha256 !== undefined) checkExpectation(path, current, options.expectSha256);
       if (current.kind === "dir" && !options.recursive && (await snap.children(path, current)).size > 0) {
-        throw new AfsError(
-          "INVALID_ARGUMENT",
-          `${path} is a non-empty directory; pass recursive to delete it with its contents`,
-          { path },
-        );
+        throw nonEmptyDirectory(path);
       }
       return {
         clearUnder: current.kind === "dir" ? [path] : [],
@@ -246,7 +247,7 @@ export class WorkspaceVolume implements Volume {
   async rename(from: string, to: string, options: { overwrite?: boolean }): Promise<MutationResult> {
     if (from === ROOT || to === ROOT) throw new AfsError("INVALID_ARGUMENT", "cannot rename the workspace root /");
     if (isWithin(to, from) && to !== from) {
-      throw new AfsError("INVALID_ARGUMENT", `cannot move ${from} into itself (${to})`, { path: from, new_path: to });
+      throw moveIntoItself(from, to, { path: from, new_path: to });
     }
     return this.mutate(async (snap) => {
       const source = await snap.resolve(from);
@@ -260,12 +261,10 @@ export class WorkspaceVolume implements Volume {
       if (from === to) return { set: [], events: [], result };
       const target = await snap.resolve(to);
       if (target?.kind === "dir") {
-        throw new AfsError("ALREADY_EXISTS", `${to} is an existing directory; rename never replaces a directory`, {
-          path: to,
-        });
+        throw existingDirectory(to);
       }
       if (target && !options.overwrite) {
-        throw new AfsError("ALREADY_EXISTS", `${to} already exists; pass overwrite to replace it`, { path: to });
+        throw targetExists(to);
       }
       const parents = await this.missingParents(snap, to);
       const moved: OverlayRow[] = [];
@@ -366,7 +365,7 @@ export class WorkspaceVolume implements Volume {
       const target = (await this.blob(e.hash)).toString("utf8");
       cur = normalizePath(target.startsWith("/") ? target : `${parentOf(cur)}/${target}`);
     }
-    throw new AfsError("INVALID_PATH", `too many levels of symbolic links at ${path}`, { path });
+    throw tooManySymlinks(path);
   }
 
   private async blob(hash: Hash): Promise<Buffer> {
@@ -396,24 +395,14 @@ function plainStat(path: string, name: string, e: Entry): Stat {
 function checkExpectation(path: string, current: Entry | null, expect: Hash | null | undefined): void {
   if (expect === undefined) return;
   if (expect === null) {
-    if (current)
-      throw new AfsError("ALREADY_EXISTS", `${path} already exists; create_exclusive never overwrites`, { path });
+    if (current) throw alreadyExists(path);
     return;
   }
   if (!current) throw notFound(path);
-  if (current.hash !== expect) {
-    throw new AfsError(
-      "CONFLICT",
-      `${path} changed since you read it (expected sha256 ${expect}, now ${current.hash}); read it again and retry`,
-      { path, expected_sha256: expect, actual_sha256: current.hash },
-    );
-  }
+  if (current.hash !== expect) throw changed(path, expect, current.hash);
 }
 
 const newDir = (): Entry => ({ kind: "dir", hash: EMPTY_TREE, size: 0, mode: DIR_MODE, mtime: Date.now() });
-const notFound = (path: string): AfsError => new AfsError("NOT_FOUND", `${path} does not exist`, { path });
-const isDirectory = (path: string): AfsError =>
-  new AfsError("INVALID_ARGUMENT", `${path} is a directory; use list to see its contents`, { path });
 const busy =
   (ws: string) =>
   (spent: { tries: number; ms: number }): AfsError =>

@@ -5,8 +5,9 @@ import { sha256 } from "../../src/core/hash.js";
 import {
   createExclusive,
   deleteLines,
+  type GrepArgs,
   glob,
-  grep,
+  grep as grepOp,
   insert,
   lines,
   list,
@@ -20,9 +21,11 @@ import {
   write,
 } from "../../src/ops/index.js";
 import { linesOf, SMALL_FILE_BYTES } from "../../src/ops/lines.js";
+import type { SearchIndexes } from "../../src/search/indexes.js";
 import type { Volume } from "../../src/volume/volume.js";
 
-export type MakeVolume = () => Promise<{ volume: Volume; cleanup: () => Promise<void> }>;
+/** A fresh volume, with the search indexes its home passes beside it (none for a plain directory). */
+export type MakeVolume = () => Promise<{ volume: Volume; indexes?: SearchIndexes; cleanup: () => Promise<void> }>;
 
 /** Resolves to the rejection's code (and message), failing the test if the promise resolves. */
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -38,10 +41,13 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
 export function opsContract(name: string, makeVolume: MakeVolume): void {
   describe(`file operations on ${name}`, () => {
     let volume: Volume;
+    let indexes: SearchIndexes | undefined;
     let cleanup: () => Promise<void>;
     beforeEach(async () => {
-      ({ volume, cleanup } = await makeVolume());
+      ({ volume, indexes, cleanup } = await makeVolume());
     });
+    // grep as every surface calls it: with the volume's home's indexes beside it.
+    const grep = (v: Volume, args: GrepArgs) => grepOp(v, args, { indexes });
     afterEach(() => cleanup());
 
     const put = (path: string, content: string | Buffer) =>

@@ -2,6 +2,7 @@
 // (a real redis-server started for this file), when AFS_TEST_STORES includes redis.
 import { describe } from "vitest";
 import { Afs } from "../../src/workspace/afs.js";
+import { indexesOf } from "../helpers/search-indexes.js";
 import { tempDir } from "../helpers/tmp.js";
 import { opsContract } from "./ops-contract.js";
 import { redisFactory, storeEnabled } from "./stores.js";
@@ -17,6 +18,7 @@ describe.runIf(storeEnabled("redis"))("redis", () => {
     await afs.workspaces.create(name);
     return {
       volume: await afs.workspaces.volume(name),
+      ...indexesOf(afs),
       cleanup: async () => {
         await afs.close();
         await home.cleanup();

@@ -7,6 +7,7 @@ import { type GrepArgs, type GrepResult, grep } from "../../src/ops/index.js";
 import { lineMatcher } from "../../src/ops/regex.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { indexesOf } from "../helpers/search-indexes.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
 
 /** The reference: every text file split into lines, each tested by the exact matcher. */
@@ -45,10 +46,6 @@ async function scan(volume: Volume, args: GrepArgs): Promise<GrepResult> {
   if (args.count) return { mode: "counts", counts };
   return { mode: "matches", matches: found };
 }
-
-/** The same volume without its index: grep's own scanning path. */
-const unindexed = (volume: Volume): Volume =>
-  new Proxy(volume, { get: (target, key) => (key === "textIndex" ? undefined : Reflect.get(target, key, target)) });
 
 // Words with case partners RE2 folds specially (Kelvin sign, long s), non-ASCII, and CR/tab noise.
 const WORDS = [
@@ -203,7 +200,7 @@ async function inANewProcess(files: Record<string, Buffer>, fn: (afs: Afs, volum
     await first.workspaces.create("w");
     const v = await first.workspaces.volume("w");
     for (const [path, data] of Object.entries(files)) await v.writeFile(path, data, { op: "write" });
-    await grep(v, { pattern: "createHash" });
+    await grep(v, { pattern: "createHash" }, indexesOf(first));
     await first.close();
     const again = await Afs.open({ home: dir, actor: "test" });
     try {
@@ -231,7 +228,7 @@ describe("grep through the content index", () => {
         const name = `p${serial++}`;
         await afs.workspaces.create(name);
         const volume = await afs.workspaces.volume(name);
-        expect(volume.textIndex).toBeDefined();
+        expect(indexesOf(afs).indexes.text).toBeDefined();
         for (const [path, f] of files) {
           const eol = f.crlf ? "\r\n" : "\n";
           const lines = Array.from({ length: f.repeat }, () => f.lines).flat();
@@ -242,8 +239,8 @@ describe("grep through the content index", () => {
         }
         for (const a of searches) {
           const expected = await scan(volume, a);
+          expect(await grep(volume, a, indexesOf(afs))).toEqual(expected);
           expect(await grep(volume, a)).toEqual(expected);
-          expect(await grep(unindexed(volume), a)).toEqual(expected);
         }
       }),
       { numRuns: 150 },
@@ -273,7 +270,7 @@ describe("grep through the content index", () => {
       { pattern: "createHash", limit: 3 },
     ] as GrepArgs[]) {
       const expected = await scan(volume, a);
-      const got = await grep(volume, a);
+      const got = await grep(volume, a, indexesOf(afs));
       if (a.limit) expect(got).toMatchObject({ matches: (expected as { matches: unknown[] }).matches.slice(0, 3) });
       else expect(got).toEqual(expected);
     }
@@ -295,7 +292,7 @@ describe("grep through the content index", () => {
       { pattern: "needle 3" },
       { pattern: "NEEDLE 5", ignore_case: true },
     ] as GrepArgs[]) {
-      expect(await grep(volume, a)).toEqual(await scan(volume, a));
+      expect(await grep(volume, a, indexesOf(afs))).toEqual(await scan(volume, a));
     }
   });
 
@@ -306,7 +303,7 @@ describe("grep through the content index", () => {
     await volume.writeFile("/slow.txt", Buffer.from(lines.join("\n")), { op: "write" });
     const a: GrepArgs = { pattern: "(\\w+\\s?)+z", regexp: true, count: true };
     const started = performance.now();
-    expect(await grep(volume, a)).toEqual(await scan(volume, a));
+    expect(await grep(volume, a, indexesOf(afs))).toEqual(await scan(volume, a));
     expect(performance.now() - started).toBeLessThan(10_000);
   }, 30_000);
 
@@ -321,7 +318,9 @@ describe("grep through the content index", () => {
       }
       await one.writeFile("/shared.txt", Buffer.from("shared needle_x\n"), { op: "write" });
       await one.writeFile("/bin", Buffer.from([0x6e, 0x65, 0x65, 0x00]), { op: "write" });
-      expect(await grep(one, { pattern: "needle_3" })).toMatchObject({ matches: [{ path: "/f3.txt" }] });
+      expect(await grep(one, { pattern: "needle_3" }, indexesOf(home))).toMatchObject({
+        matches: [{ path: "/f3.txt" }],
+      });
       expect(await index.status()).toMatchObject({ texts: 6, binary: 1 });
 
       // A fork and a second workspace with the same bytes add nothing to index.
@@ -329,18 +328,22 @@ describe("grep through the content index", () => {
       await home.workspaces.create("three");
       const three = await home.workspaces.volume("three");
       await three.writeFile("/elsewhere/copy.txt", Buffer.from("shared needle_x\n"), { op: "write" });
-      expect(await grep(await home.workspaces.volume("two"), { pattern: "needle_x" })).toMatchObject({
+      expect(await grep(await home.workspaces.volume("two"), { pattern: "needle_x" }, indexesOf(home))).toMatchObject({
         matches: [{ path: "/shared.txt" }],
       });
-      expect(await grep(three, { pattern: "needle_x" })).toMatchObject({ matches: [{ path: "/elsewhere/copy.txt" }] });
+      expect(await grep(three, { pattern: "needle_x" }, indexesOf(home))).toMatchObject({
+        matches: [{ path: "/elsewhere/copy.txt" }],
+      });
       expect(await index.status()).toMatchObject({ texts: 6, binary: 1 });
 
       // One edit: one new blob to index, found at once; the old text stays indexed for the fork.
       await one.writeFile("/f2.txt", Buffer.from("file 2 now says fresh_word\n"), { op: "write" });
-      expect(await grep(one, { pattern: "fresh_word" })).toMatchObject({ matches: [{ path: "/f2.txt", line: 1 }] });
+      expect(await grep(one, { pattern: "fresh_word" }, indexesOf(home))).toMatchObject({
+        matches: [{ path: "/f2.txt", line: 1 }],
+      });
       expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
-      expect(await grep(one, { pattern: "needle_2" })).toEqual({ mode: "matches", matches: [] });
-      expect(await grep(await home.workspaces.volume("two"), { pattern: "needle_2" })).toMatchObject({
+      expect(await grep(one, { pattern: "needle_2" }, indexesOf(home))).toEqual({ mode: "matches", matches: [] });
+      expect(await grep(await home.workspaces.volume("two"), { pattern: "needle_2" }, indexesOf(home))).toMatchObject({
         matches: [{ path: "/f2.txt" }],
       });
       expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
@@ -360,7 +363,7 @@ describe("grep through the content index", () => {
       await v.writeFile("/src/same.ts", Buffer.from("const needle = 1;\n"), { op: "write" });
       await home.checkpoints.create("w", { name: "one" });
       const paths = async (a: GrepArgs) => {
-        const r = await grep(await home.workspaces.volume("w"), { files_with_matches: true, ...a });
+        const r = await grep(await home.workspaces.volume("w"), { files_with_matches: true, ...a }, indexesOf(home));
         return r.mode === "files" ? r.files : [];
       };
       // A clean tree lists as the same array each time: what the search scope is kept by.
@@ -386,7 +389,7 @@ describe("grep through the content index", () => {
       await other.indexes.text.clear();
       await other.workspaces.create("x");
       await (await other.workspaces.volume("x")).writeFile("/x.txt", Buffer.from("not here\n"), { op: "write" });
-      expect(await grep(await other.workspaces.volume("x"), { pattern: "here" })).toMatchObject({
+      expect(await grep(await other.workspaces.volume("x"), { pattern: "here" }, indexesOf(other))).toMatchObject({
         matches: [{ path: "/x.txt" }],
       });
       await other.close();
@@ -425,7 +428,7 @@ describe("grep through the content index", () => {
         { pattern: "createHash", limit: 2 },
       ];
       const got: GrepResult[] = [];
-      for (const a of searches) got.push(await grep(w, a));
+      for (const a of searches) got.push(await grep(w, a, indexesOf(again)));
       expect(await Promise.all(runs.mock.results.map((r) => r.value))).toContainEqual(expect.any(Array));
       for (const [i, a] of searches.entries()) {
         const expected = await scan(w, a);
@@ -445,7 +448,7 @@ describe("grep through the content index", () => {
       const runs = vi.spyOn(again.indexes.text, "runs");
       const answers: [GrepArgs, GrepResult][] = [];
       for (const a of [{ pattern: "createHash" }, { pattern: "f120007()" }] as GrepArgs[]) {
-        answers.push([a, await grep(w, a)]);
+        answers.push([a, await grep(w, a, indexesOf(again))]);
       }
       // Both searches read their blocks only: the second no longer inflates the whole text first.
       const read = await Promise.all(runs.mock.calls.map(async (c, i) => [c[0], await runs.mock.results[i]?.value]));
@@ -457,7 +460,7 @@ describe("grep through the content index", () => {
       await again.indexes.text.warmed();
       runs.mockClear();
       const count: GrepArgs = { pattern: "createHash", count: true };
-      answers.push([count, await grep(w, count)]);
+      answers.push([count, await grep(w, count, indexesOf(again))]);
       expect(await Promise.all(runs.mock.results.map((r) => r.value))).toEqual([null]);
       for (const [a, got] of answers) expect(got).toEqual(await scan(w, a));
     });
@@ -480,7 +483,7 @@ describe("grep through the content index", () => {
       // A cleared index starts again from nothing, and searches still find everything.
       await again.indexes.text.clear();
       expect(await again.indexes.text.status()).toMatchObject({ texts: 0, binary: 0 });
-      expect(await grep(await again.workspaces.volume("w"), { pattern: "gamma" })).toMatchObject({
+      expect(await grep(await again.workspaces.volume("w"), { pattern: "gamma" }, indexesOf(again))).toMatchObject({
         matches: [{ path: "/a.txt" }],
       });
       expect(await again.indexes.text.status()).toMatchObject({ texts: 2 });
@@ -490,16 +493,18 @@ describe("grep through the content index", () => {
       await other.workspaces.create("x");
       const ox = await other.workspaces.volume("x");
       await ox.writeFile("/zeta.txt", Buffer.from("zeta only here\n"), { op: "write" });
-      expect(await grep(ox, { pattern: "zeta" })).toMatchObject({ matches: [{ path: "/zeta.txt" }] });
+      expect(await grep(ox, { pattern: "zeta" }, indexesOf(other))).toMatchObject({ matches: [{ path: "/zeta.txt" }] });
       await other.close();
-      expect(await grep(await again.workspaces.volume("w"), { pattern: "alpha" })).toMatchObject({
+      expect(await grep(await again.workspaces.volume("w"), { pattern: "alpha" }, indexesOf(again))).toMatchObject({
         matches: [{ path: "/a.txt" }],
       });
-      expect(await grep(await again.workspaces.volume("w"), { pattern: "zeta" })).toEqual({
+      expect(await grep(await again.workspaces.volume("w"), { pattern: "zeta" }, indexesOf(again))).toEqual({
         mode: "matches",
         matches: [],
       });
-      expect(await grep(await again.workspaces.volume("w"), { pattern: "EPSILON", ignore_case: true })).toMatchObject({
+      expect(
+        await grep(await again.workspaces.volume("w"), { pattern: "EPSILON", ignore_case: true }, indexesOf(again)),
+      ).toMatchObject({
         matches: [{ path: "/b.txt", line: 1, text: "delta epsilon" }],
       });
       await again.close();

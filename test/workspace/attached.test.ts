@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Hash, sha256 } from "../../src/core/hash.js";
 import { grep } from "../../src/ops/grep.js";
 import { lines } from "../../src/ops/lines.js";
-import type { LiteralQuery } from "../../src/search/text-index.js";
+import type { LiteralQuery, TextIndex } from "../../src/search/text-index.js";
 import type { Afs } from "../../src/workspace/afs.js";
 import { AttachedSession } from "../../src/workspace/attached-session.js";
 import { tempProject } from "../helpers/tmp.js";
@@ -229,22 +229,14 @@ describe("the attached volume", () => {
     await put("src/f3.ts", "export const needle3 = 3;\n");
 
     const asked: Hash[][] = [];
-    const index = v.textIndex;
-    if (!index) throw new Error("an attached volume has the home's text index");
-    const spy = new Proxy(v, {
-      get: (target, key) =>
-        key === "textIndex"
-          ? {
-              ...index,
-              candidates: (hashes: Hash[], q: LiteralQuery) => {
-                asked.push(hashes);
-                return index.candidates(hashes, q);
-              },
-              text: (h: Hash) => index.text(h),
-            }
-          : Reflect.get(target, key, target),
+    const index = afs.indexes.text;
+    const spy: TextIndex = Object.assign(Object.create(index) as TextIndex, {
+      candidates: (hashes: readonly Hash[], q: LiteralQuery) => {
+        asked.push([...hashes]);
+        return index.candidates(hashes, q);
+      },
     });
-    const found = await grep(spy, { pattern: "needle", files_with_matches: true });
+    const found = await grep(v, { pattern: "needle", files_with_matches: true }, { indexes: { text: spy } });
     expect(found).toMatchObject({ files: ["/src/f3.ts", "/src/new.ts"] });
     expect(asked).toHaveLength(1);
     expect(asked[0]?.length).toBe(9); // the ten recorded files but f3 (new.ts was written just now: racy)

@@ -9,6 +9,7 @@ import { write } from "../../src/ops/write.js";
 import { indexDbPath } from "../../src/store/index-db.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { indexesOf } from "../helpers/search-indexes.js";
 import { writeTinyModel } from "../helpers/tiny-embedding-model.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
 
@@ -38,20 +39,20 @@ async function seed(volume: Volume, files: Record<string, string>): Promise<void
   for (const [path, content] of Object.entries(files)) await write(volume, { path, content });
 }
 
-const grepFiles = async (volume: Volume, pattern: string): Promise<string[]> => {
-  const r = await grep(volume, { pattern, files_with_matches: true });
+const grepFiles = async (home: Afs, volume: Volume, pattern: string): Promise<string[]> => {
+  const r = await grep(volume, { pattern, files_with_matches: true }, indexesOf(home));
   return r.mode === "files" ? r.files : [];
 };
-const ranked = async (volume: Volume, q: string, mode: "keyword" | "semantic"): Promise<string[]> =>
-  (await query(volume, { query: q, mode })).results.map((r) => r.path);
+const ranked = async (home: Afs, volume: Volume, q: string, mode: "keyword" | "semantic"): Promise<string[]> =>
+  (await query(volume, { query: q, mode }, indexesOf(home))).results.map((r) => r.path);
 
 /** What each process answers about the kept workspace: must not change with a prune. */
-async function answers(volume: Volume) {
+async function answers(home: Afs, volume: Volume) {
   return {
-    wind: await grepFiles(volume, "wind"),
-    the: await grepFiles(volume, "the "),
-    payment: await ranked(volume, "invoice payment", "keyword"),
-    kitten: await ranked(volume, "kitten fur", "semantic"),
+    wind: await grepFiles(home, volume, "wind"),
+    the: await grepFiles(home, volume, "the "),
+    payment: await ranked(home, volume, "invoice payment", "keyword"),
+    kitten: await ranked(home, volume, "kitten fur", "semantic"),
   };
 }
 
@@ -91,9 +92,9 @@ describe("gc prunes the search indexes", () => {
       payment: ["/money.md"],
       kitten: ["/pets.md", "/money.md", "/sky.md"],
     };
-    expect(await answers(alpha)).toEqual(expected);
-    expect(await grepFiles(beta, "compiler")).toEqual(["/code.md"]);
-    expect(await ranked(beta, "compiler", "keyword")).toEqual(["/code.md"]);
+    expect(await answers(other, alpha)).toEqual(expected);
+    expect(await grepFiles(other, beta, "compiler")).toEqual(["/code.md"]);
+    expect(await ranked(other, beta, "compiler", "keyword")).toEqual(["/code.md"]);
 
     await afs.workspaces.delete("beta");
     const gc = await afs.maintenance.gc({ graceMs: 0 });
@@ -102,8 +103,8 @@ describe("gc prunes the search indexes", () => {
     const after = await afs.indexes.status();
     expect(after.stored).toEqual({ blobs: 3, chunks: 3, vectors: 3 });
     expect(after.text.texts).toBe(3);
-    expect(await answers(alpha)).toEqual(expected);
-    expect(await answers(await afs.workspaces.volume("alpha"))).toEqual(expected);
+    expect(await answers(other, alpha)).toEqual(expected);
+    expect(await answers(afs, await afs.workspaces.volume("alpha"))).toEqual(expected);
     expect((await afs.maintenance.gc({ graceMs: 0 })).index_pruned).toEqual({
       text_blobs: 0,
       query_blobs: 0,
@@ -115,13 +116,13 @@ describe("gc prunes the search indexes", () => {
     // process had cached under its old id.
     const writer = await afs.workspaces.volume("alpha");
     await seed(writer, { "/new.md": "# Deploy\n\nthe server deploy\n", "/again.md": GONE["/code.md"] });
-    expect(await grepFiles(writer, "deploy")).toEqual(["/new.md"]);
-    expect(await ranked(writer, "deploy server", "keyword")).toEqual(["/new.md"]);
-    expect(await grepFiles(alpha, "compiler")).toEqual(["/again.md"]);
-    expect(await grepFiles(alpha, "deploy")).toEqual(["/new.md"]);
-    expect(await ranked(alpha, "compiler", "keyword")).toEqual(["/again.md"]);
-    expect(await ranked(alpha, "deploy", "keyword")).toEqual(["/new.md"]);
-    expect((await answers(alpha)).wind).toEqual(["/sky.md"]);
+    expect(await grepFiles(afs, writer, "deploy")).toEqual(["/new.md"]);
+    expect(await ranked(afs, writer, "deploy server", "keyword")).toEqual(["/new.md"]);
+    expect(await grepFiles(other, alpha, "compiler")).toEqual(["/again.md"]);
+    expect(await grepFiles(other, alpha, "deploy")).toEqual(["/new.md"]);
+    expect(await ranked(other, alpha, "compiler", "keyword")).toEqual(["/again.md"]);
+    expect(await ranked(other, alpha, "deploy", "keyword")).toEqual(["/new.md"]);
+    expect((await answers(other, alpha)).wind).toEqual(["/sky.md"]);
     expect((await other.indexes.status()).stored).toEqual({ blobs: 5, chunks: 5, vectors: 5 });
   });
 

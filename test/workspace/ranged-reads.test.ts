@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Approvals } from "../../src/access/approvals.js";
 import { resolveLimits } from "../../src/access/limits.js";
 import { sha256 } from "../../src/core/hash.js";
-import { grep } from "../../src/ops/grep.js";
+import { type GrepOptions, grep } from "../../src/ops/grep.js";
 import { lines, linesOf, SMALL_FILE_BYTES } from "../../src/ops/lines.js";
 import { AcpFiles } from "../../src/protocols/acp/files.js";
 import { CHUNK_BYTES } from "../../src/store/chunking.js";
 import { LocalDirVolume } from "../../src/volume/local-dir/local-dir-volume.js";
 import type { OpenFile, Volume } from "../../src/volume/volume.js";
 import type { Afs } from "../../src/workspace/afs.js";
+import { indexesOf } from "../helpers/search-indexes.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
 
 /** ASCII lines of exactly `n` bytes in all (n ≥ 1), each ending in "\n". */
@@ -41,7 +42,8 @@ const lineAt = (offset: number): number => linesOf(DATA.subarray(0, offset).toSt
 
 describe("ranged reads of a chunked file", () => {
   let afs: Afs;
-  const volumes: [string, Volume][] = [];
+  /** Each volume, with the home's search indexes for the workspace ones (as the tools pass them). */
+  const volumes: [string, Volume, GrepOptions?][] = [];
   const cleanups: (() => Promise<void>)[] = [];
   let dir: string;
 
@@ -60,10 +62,10 @@ describe("ranged reads of a chunked file", () => {
     const past = new Date(Date.now() - 60_000);
     await utimes(join(dir, "big.txt"), past, past);
     await afs.workspaces.import("ws", dir);
-    volumes.push(["workspace", await afs.workspaces.volume("ws")]);
+    volumes.push(["workspace", await afs.workspaces.volume("ws"), indexesOf(afs)]);
     volumes.push(["directory", await LocalDirVolume.open(dir)]);
     await afs.attachments.attach(dir, { workspace: "att" });
-    volumes.push(["attached workspace", await afs.workspaces.volume("att")]);
+    volumes.push(["attached workspace", await afs.workspaces.volume("att"), indexesOf(afs)]);
   }, 60_000);
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c();
@@ -165,9 +167,9 @@ describe("ranged reads of a chunked file", () => {
   });
 
   it("grep finds the lines around the boundaries as on a small file", async () => {
-    for (const [name, volume] of volumes) {
+    for (const [name, volume, options] of volumes) {
       for (const pattern of ["ab€cd", "x", "the end"]) {
-        const r = await grep(volume, { path: "/", pattern });
+        const r = await grep(volume, { path: "/", pattern }, options);
         const want = ALL.flatMap((l, i) => (l.includes(pattern) ? [i + 1] : []));
         expect(r.mode === "matches" && r.matches.map((m) => m.line), `${name} ${JSON.stringify(pattern)}`).toEqual(
           want,

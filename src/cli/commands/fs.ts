@@ -128,7 +128,7 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
         name: "grep",
         summary: "search text files for lines matching PATTERN (a fixed string unless --regexp or --glob)",
         schema: op.grepArgs,
-        run: op.grep,
+        run: (volume, args, { indexes }) => op.grep(volume, args, { indexes }),
         positionals: { pattern: "pattern", path: "path" },
         flags: {
           "-i, --ignore-case": "ignore_case",
@@ -162,7 +162,7 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
         summary:
           "rank files for a question or concept (keyword BM25, fused with semantic search when embeddings are configured)",
         schema: op.queryArgs,
-        run: op.query,
+        run: (volume, args, { indexes }) => op.query(volume, args, { indexes }),
         positionals: { query: "query", path: "path" },
         flags: {
           "-m, --mode <mode>": "mode",

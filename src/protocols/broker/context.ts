@@ -1,6 +1,6 @@
 // What the host hands each brokered operation: who asks, the roots, the cancellation signal, and
 // `authorize`, the one gate a path passes (resolve, confine, consent) before any volume sees it.
-import type { ConsentMode } from "../../access/consent.js";
+import type { ConsentMode, Grants } from "../../access/consent.js";
 import type { Target } from "./paths.js";
 import type { BrokerRoot } from "./roots.js";
 import type { Staging } from "./staging.js";
@@ -33,4 +33,12 @@ export interface BrokerContext {
   authorize(given: string, mode: ConsentMode, entry?: boolean): Promise<Authorized>;
   /** A volume path in the form the server uses. */
   display(t: Target): string;
+}
+
+/** What files/consent (consent.ts) needs from the host: the roots, the grants and how paths read. */
+export interface Gate {
+  roots: readonly BrokerRoot[];
+  grants: Grants;
+  canonical: (path: string) => string | null;
+  display: (t: Target) => string;
 }

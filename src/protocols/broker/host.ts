@@ -10,7 +10,7 @@ import { AfsError, toAfsError } from "../../core/errors.js";
 import { issuesText } from "../../core/schema-issues.js";
 import type { Afs } from "../../workspace/afs.js";
 import { consentFor } from "./consent.js";
-import type { Authorized, BrokerContext, Note } from "./context.js";
+import type { Authorized, BrokerContext, Gate, Note } from "./context.js";
 import { create, list, remove, rename } from "./files.js";
 import { canonicalKey, displayOf, keyOf, landing, resolvePath, type Target } from "./paths.js";
 import { type BrokerRoot, openRoot, type RootSpec } from "./roots.js";
@@ -60,14 +60,6 @@ interface Running {
   controller: AbortController;
   /** Consent keys and modes the call was let through on, checked again when consent narrows. */
   keys: { key: string; mode: ConsentMode }[];
-}
-
-/** What consent.ts needs from the host. */
-export interface Gate {
-  roots: readonly BrokerRoot[];
-  grants: Grants;
-  canonical: (path: string) => string | null;
-  display: (t: Target) => string;
 }
 
 export class BrokerHost {

@@ -107,11 +107,9 @@ export function canonicalKey(roots: readonly BrokerRoot[], given: string): strin
  * followed, for delete and rename). PERMISSION_DENIED when that is outside the root; never a fallback.
  */
 export async function landing(t: Target, entry = false): Promise<Target> {
-  const c = t.root.confinement;
-  if (c) {
-    const real = entry ? await c.entryLocation(t.path) : await c.locate(t.path);
-    return { root: t.root, path: await c.volumePath(real) };
-  }
+  // A directory (or an attached workspace): its volume's confinement says where the path lands.
+  const volume = t.root.volume;
+  if (volume.realPath) return { root: t.root, path: await volume.realPath(t.path, { entry }) };
   if (entry) {
     if (t.path === ROOT) return t;
     const parent = await landing({ root: t.root, path: parentOf(t.path) });

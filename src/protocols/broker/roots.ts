@@ -1,11 +1,10 @@
-// The broker's roots: a local directory (served by LocalDirVolume) or an afs workspace, each with
-// the name roots/list gives it, its URI, and whether it is read-only. Parses the "DIR[:ro]" and
+// The broker's roots: a local directory (served by LocalDirVolume, which also confines its paths)
+// or an afs workspace, each with the name roots/list gives it, its URI, and whether it is read-only. Parses the "DIR[:ro]" and
 // "afs:NAME[:ro]" spellings the command line and the library share.
 import { realpath } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AfsError } from "../../core/errors.js";
-import { Confinement } from "../../volume/local-dir/confinement.js";
 import { LocalDirVolume } from "../../volume/local-dir/local-dir-volume.js";
 import type { Volume } from "../../volume/volume.js";
 import type { Afs } from "../../workspace/afs.js";
@@ -24,11 +23,12 @@ export interface BrokerRoot {
   uri: string;
   readOnly: boolean;
   volume: Volume;
-  /** The host directory behind the root (as given, and its real path), when there is one. */
+  /**
+   * The host directory behind the root (as given, and its real path), when there is one; its
+   * volume (a LocalDirVolume, or an attached workspace's) then confines paths (Volume.realPath).
+   */
   dir: string | null;
   real: string | null;
-  /** Where symlinks really land, for roots with a host directory. */
-  confinement: Confinement | null;
   workspace: string | null;
 }
 
@@ -70,7 +70,6 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
       volume,
       dir,
       real,
-      confinement: new Confinement(dir),
       workspace: null,
     };
     base = basename(dir) || "root";
@@ -86,7 +85,6 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
       volume,
       dir: attached,
       real,
-      confinement: attached ? new Confinement(attached) : null,
       workspace: ws,
     };
     base = ws;

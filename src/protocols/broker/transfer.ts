@@ -1,15 +1,10 @@
 // files/read and files/write: byte ranges out (utf-8 never split mid-character, binary only as
 // base64, the whole file's SHA-256 alongside) and whole or chunked writes in, always landing
 // atomically through Volume.writeFile with the optional expectedSha256 precondition.
-import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import * as fsp from "node:fs/promises";
-import { extname, join } from "node:path";
+import { extname } from "node:path";
 import type { z } from "zod";
-import { AfsError } from "../../core/errors.js";
-import { segments } from "../../core/paths.js";
+import { AfsError, isAfsError } from "../../core/errors.js";
 import { wholeCharacters } from "../../core/text.js";
-import { withOpenFile } from "../../volume/volume.js";
 import type { BrokerContext } from "./context.js";
 import type { Target } from "./paths.js";
 import { keyOf } from "./paths.js";
@@ -46,76 +41,27 @@ const MIME: Record<string, string> = {
 const mimeOf = (path: string, text: boolean): string =>
   MIME[extname(path).toLowerCase()] ?? (text ? "text/plain" : "application/octet-stream");
 
-// SHA-256 of whole files, keyed by identity and change times, so a chunked read hashes once.
-const shaCache = new Map<string, string>();
-const SHA_CACHE_SIZE = 256;
-
 interface Range {
   size: number;
   sha256: string;
   bytes: Buffer;
 }
 
-/** Reads [offset, offset+length) of a file, its size and whole-file hash. */
+/**
+ * Reads [offset, offset+length) of a file, its size and whole-file hash, through the root's volume:
+ * a workspace knows the hash; a directory hashes the file once per version (its cache) and refuses
+ * a symlink swapped in since the path was confined (PERMISSION_DENIED, from its errno table).
+ */
 async function readRange(t: Target, offset: number, length: number): Promise<Range> {
-  const root = t.root;
-  if (!root.confinement) {
-    // A workspace root: only the range is read; the store knows the whole file's hash.
-    const st = await root.volume.stat(t.path);
-    if (!st) throw new AfsError("NOT_FOUND", `${t.path} does not exist`, { path: t.path });
-    if (st.kind !== "file") throw notAFile(t.path);
-    return withOpenFile(root.volume, t.path, async (file) => {
-      const bytes = await file.read(offset, length);
-      const sha256 = file.sha256 ?? (await hashStream(file.stream()));
-      return { size: file.size, sha256, bytes };
-    });
-  }
-  const host = join(await root.confinement.root(), ...segments(t.path));
-  // O_NOFOLLOW: a component swapped for a symlink since the check is refused, not followed.
-  const fh = await fsp.open(host, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((e) => {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR")
-      throw new AfsError("NOT_FOUND", `${t.path} does not exist`, { path: t.path });
-    if (code === "ELOOP")
-      throw new AfsError("PERMISSION_DENIED", `${t.path} changed into a symbolic link; try again`, { path: t.path });
-    throw new AfsError("IO_ERROR", `${t.path} could not be opened (${code ?? "error"})`, { path: t.path });
+  const file = await t.root.volume.openFile(t.path).catch((e: unknown) => {
+    throw isAfsError(e) && e.code === "INVALID_ARGUMENT" ? notAFile(t.path) : e;
   });
   try {
-    const st = await fh.stat();
-    if (!st.isFile()) throw notAFile(t.path);
-    const id = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-    let sha256 = shaCache.get(id);
-    if (!sha256) {
-      const hash = createHash("sha256");
-      const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
-      for (let pos = 0; pos < st.size; ) {
-        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-        if (bytesRead === 0) break;
-        hash.update(buf.subarray(0, bytesRead));
-        pos += bytesRead;
-      }
-      sha256 = hash.digest("hex");
-      if (shaCache.size >= SHA_CACHE_SIZE) shaCache.delete(shaCache.keys().next().value as string);
-      shaCache.set(id, sha256);
-    }
-    const want = Math.max(0, Math.min(length, st.size - offset));
-    const bytes = Buffer.alloc(want);
-    let got = 0;
-    while (got < want) {
-      const { bytesRead } = await fh.read(bytes, got, want - got, offset + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    return { size: st.size, sha256, bytes: bytes.subarray(0, got) };
+    const bytes = await file.read(offset, length);
+    return { size: file.size, sha256: await file.hash(), bytes };
   } finally {
-    await fh.close();
+    await file.close();
   }
-}
-
-async function hashStream(pieces: AsyncIterable<Buffer>): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const piece of pieces) hash.update(piece);
-  return hash.digest("hex");
 }
 
 const notAFile = (p: string): AfsError =>

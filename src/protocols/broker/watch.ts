@@ -8,7 +8,6 @@ import { join } from "node:path";
 import type { EventFollower, EventRecord } from "../../core/event.js";
 import { isWithin, joinPath, parentOf, segments } from "../../core/paths.js";
 import { TEMP_NAME } from "../../volume/local-dir/disk.js";
-import type { BrokerRoot } from "./roots.js";
 
 export type ChangeEvent = "created" | "modified" | "deleted";
 export type ChangeSink = (path: string, event: ChangeEvent) => void;
@@ -24,14 +23,13 @@ interface Known {
   size: number;
 }
 
-/** Watches `path` (a volume path, already confined) under a root that has a host directory. */
+/** Watches `path` (a volume path, already confined) under a root whose host directory's real path is `realRoot`. */
 export async function watchDisk(
-  root: BrokerRoot,
+  realRoot: string,
   path: string,
   recursive: boolean,
   sink: ChangeSink,
 ): Promise<WatchHandle> {
-  const realRoot = await (root.confinement as NonNullable<BrokerRoot["confinement"]>).root();
   const host = (v: string): string => join(realRoot, ...segments(v));
   const top = await lstat(host(path));
   const only = top.isDirectory() ? null : path;

@@ -49,7 +49,7 @@ export class Watches {
     const recursive = p.recursive === true;
     const root = real.root;
     let handle: WatchHandle;
-    if (root.confinement) handle = await watchDisk(root, real.path, recursive, sink);
+    if (root.real !== null) handle = await watchDisk(root.real, real.path, recursive, sink);
     else {
       const afs = this.afs as Afs;
       const ws = root.workspace as string;

@@ -4,8 +4,9 @@ import * as fsp from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { AfsError } from "../../core/errors.js";
 import { baseName, parentOf, ROOT, segments } from "../../core/paths.js";
+import { notFound, tooManySymlinks } from "../errors.js";
 import { lstatOrNull } from "./disk.js";
-import { fsError, notFound } from "./errno.js";
+import { fsError } from "./errno.js";
 
 const MAX_SYMLINK_HOPS = 40;
 
@@ -80,6 +81,8 @@ async function landing(host: string, hops: number, p: string): Promise<string> {
     return await fsp.realpath(host);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    // realpath's ELOOP is a loop (or too long a chain): the path cannot resolve.
+    if (code === "ELOOP") throw tooManySymlinks(p);
     if (code !== "ENOENT" && code !== "ENOTDIR") throw fsError(e, p);
   }
   let prefix = host;
@@ -95,8 +98,7 @@ async function landing(host: string, hops: number, p: string): Promise<string> {
   // ".." after a missing directory cannot be walked by the kernel either.
   if (missing.includes("..")) throw notFound(p);
   if (!st.isSymbolicLink()) return join(await fsp.realpath(prefix), ...missing);
-  if (hops >= MAX_SYMLINK_HOPS)
-    throw new AfsError("INVALID_PATH", `too many levels of symbolic links at ${p}`, { path: p });
+  if (hops >= MAX_SYMLINK_HOPS) throw tooManySymlinks(p);
   const link = await fsp.readlink(prefix);
   // A relative target is read from the link's real directory, untouched, so ".." means what the kernel means.
   const next = link.startsWith("/") ? link : `${await fsp.realpath(dirname(prefix))}/${link}`;

@@ -1,12 +1,12 @@
 // Host filesystem steps the directory volume is built from: lstat that tolerates absence, hashing,
 // atomic temp files, directory creation, Stats, and a move that never silently drops a file.
 import { createHash, randomBytes } from "node:crypto";
-import type { Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { join } from "node:path";
-import { AfsError } from "../../core/errors.js";
 import { type Hash, sha256 } from "../../core/hash.js";
 import { baseName } from "../../core/paths.js";
+import { targetExists } from "../errors.js";
 import type { Stat } from "../volume.js";
 import { fsError } from "./errno.js";
 import { handleFile, PIECE_BYTES } from "./open-file.js";
@@ -25,14 +25,18 @@ export async function lstatOrNull(path: string): Promise<Stats | null> {
   }
 }
 
-/** SHA-256 of a file, read whole when small and a piece at a time when not (bounded memory). */
-export async function hashFileOrNull(path: string): Promise<Hash | null> {
+/**
+ * SHA-256 of the file at host location `path` (volume path `p`), read whole when small and a piece
+ * at a time when not (bounded memory); null when it is gone. The caller saw a file there: a symlink
+ * swapped in since is refused (O_NOFOLLOW, PERMISSION_DENIED), never followed out of the root.
+ */
+export async function hashFileOrNull(path: string, p: string): Promise<Hash | null> {
   let fh: fsp.FileHandle;
   try {
-    fh = await fsp.open(path, "r");
+    fh = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
+    throw fsError(e, p);
   }
   try {
     const { size } = await fh.stat();
@@ -82,7 +86,7 @@ export async function toStat(p: string, real: string, st: Stats, withHash: boole
     return { ...base, kind: "symlink", size: Buffer.byteLength(target), sha256: sha256(target), target };
   }
   // Hashing reads the file, so only stat (one path) does it; list and walk leave it out.
-  const hash = withHash && st.isFile() ? await hashFileOrNull(real) : null;
+  const hash = withHash && st.isFile() ? await hashFileOrNull(real, p) : null;
   return hash ? { ...base, kind: "file", size: st.size, sha256: hash } : { ...base, kind: "file", size: st.size };
 }
 
@@ -110,9 +114,7 @@ export async function moveEntry(
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "EEXIST") {
-        throw new AfsError("ALREADY_EXISTS", `${dstPath} already exists; pass overwrite to replace it`, {
-          path: dstPath,
-        });
+        throw targetExists(dstPath);
       }
       // Filesystems without hard links fall through to rename, checked under the lock only.
       if (code !== "EPERM" && code !== "EXDEV" && code !== "ENOTSUP" && code !== "EMLINK") throw e;

@@ -1,6 +1,7 @@
 // A plain directory on disk as a Volume (the broker's roots, an ACP session's cwd): the operations.
 // Confinement (confinement.ts) decides where a path may land; writes are atomic, a temp file renamed
-// (or linked) into place, under per-location locks; mutations go to a bounded event log.
+// (or linked) into place, under per-location locks; mutations go to a bounded event log; whole-file
+// hashes of opened files are remembered per file version (keyed by its stat).
 import { constants } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
@@ -8,13 +9,29 @@ import { AfsError } from "../../core/errors.js";
 import type { EventRecord } from "../../core/event.js";
 import { type Hash, sha256 } from "../../core/hash.js";
 import { KeyedLock } from "../../core/keyed-lock.js";
+import { WeightedLru } from "../../core/lru.js";
 import { joinPath, normalizePath, ROOT } from "../../core/paths.js";
+import {
+  alreadyExists,
+  changed,
+  existingDirectory,
+  isDirectory,
+  moveIntoItself,
+  nonEmptyDirectory,
+  notADirectory,
+  notADirectoryThere,
+  notFound,
+  targetExists,
+} from "../errors.js";
 import { EventLog } from "../event-log.js";
 import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume.js";
 import { Confinement } from "./confinement.js";
 import { hashFileOrNull, lstatOrNull, makeDirs, moveEntry, TEMP_NAME, toStat, writeTemp } from "./disk.js";
-import { alreadyExists, changed, fsError, isDirectory, notFound } from "./errno.js";
+import { fsError } from "./errno.js";
 import { handleFile } from "./open-file.js";
+
+/** Whole-file hashes remembered per volume: enough for the files a client reads in parts at once. */
+const HASHES_KEPT = 256;
 
 /** One mutation, as a workspace would log it (minus the workspace name). */
 export type LocalDirEvent = Omit<EventRecord, "workspace">;
@@ -32,6 +49,11 @@ export class LocalDirVolume implements Volume {
   private readonly confined: Confinement;
   private readonly log: EventLog<LocalDirEvent>;
   private readonly locks = new KeyedLock();
+  /**
+   * SHA-256 of opened files by version: path, size, mtime, and inode and ctime (which change when a
+   * file is replaced or written in place), so a file read in chunks is hashed once, not per chunk.
+   */
+  private readonly hashes = new WeightedLru<string, Hash>(HASHES_KEPT, () => 1);
 
   /** The root is resolved (fs.realpath) on first use; `open` does it up front and reports a bad root. */
   constructor(root: string, options: LocalDirOptions = {}) {
@@ -81,12 +103,27 @@ export class LocalDirVolume implements Volume {
   }
 
   async openFile(path: string): Promise<OpenFile> {
-    const { fh, size, mtime } = await this.openRegular(path);
-    return handleFile(fh, size, mtime);
+    const { fh, size, mtime, version } = await this.openRegular(path);
+    return handleFile(fh, size, mtime, async (compute) => {
+      const known = this.hashes.get(version);
+      if (known) return known;
+      const hash = await compute();
+      this.hashes.set(version, hash);
+      return hash;
+    });
   }
 
-  /** Opens a regular file inside the volume for reading; the caller closes it. */
-  private async openRegular(path: string): Promise<{ fh: fsp.FileHandle; size: number; mtime: number }> {
+  /** Where `path` really lands, symlinks followed (`entry`: only its parent's); PERMISSION_DENIED outside. */
+  async realPath(path: string, options: { entry?: boolean } = {}): Promise<string> {
+    const p = normalizePath(path);
+    const real = options.entry ? await this.confined.entryLocation(p) : await this.confined.locate(p);
+    return this.confined.volumePath(real);
+  }
+
+  /** Opens a regular file inside the volume for reading; the caller closes it. `version` keys its hash. */
+  private async openRegular(
+    path: string,
+  ): Promise<{ fh: fsp.FileHandle; size: number; mtime: number; version: string }> {
     const p = normalizePath(path);
     const real = await this.confined.locate(p);
     // O_NOFOLLOW: if the checked location was swapped for a symlink since, refuse rather than follow
@@ -98,7 +135,8 @@ export class LocalDirVolume implements Volume {
       const st = await fh.stat();
       if (st.isDirectory()) throw isDirectory(p);
       if (!st.isFile()) throw new AfsError("INVALID_ARGUMENT", `${p} is not a regular file`, { path: p });
-      return { fh, size: st.size, mtime: st.mtimeMs };
+      const version = `${real}\0${st.size}\0${st.mtimeMs}\0${st.dev}:${st.ino}\0${st.ctimeMs}`;
+      return { fh, size: st.size, mtime: st.mtimeMs, version };
     } catch (e) {
       await fh.close();
       throw e;
@@ -109,7 +147,7 @@ export class LocalDirVolume implements Volume {
     const p = normalizePath(path);
     const real = await this.confined.locate(p);
     const names = await fsp.readdir(real).catch((e) => {
-      throw fsError(e, p, { ENOTDIR: ["INVALID_ARGUMENT", `${p} is not a directory`] });
+      throw fsError(e, p, { ENOTDIR: ["INVALID_ARGUMENT", notADirectory(p).message] });
     });
     const stats = await Promise.all(
       names
@@ -181,7 +219,7 @@ export class LocalDirVolume implements Volume {
             throw fsError(e, target, { EEXIST: ["ALREADY_EXISTS", alreadyExists(target).message] });
           });
         } else {
-          oldHash = before ? await hashFileOrNull(real) : null;
+          oldHash = before ? await hashFileOrNull(real, target) : null;
           if (typeof options.expectSha256 === "string") {
             if (oldHash === null) throw notFound(target);
             if (oldHash !== options.expectSha256) throw changed(target, options.expectSha256, oldHash);
@@ -211,7 +249,7 @@ export class LocalDirVolume implements Volume {
     return this.locks.run([real], async () => {
       const st = await lstatOrNull(real);
       if (st?.isDirectory()) return { path: target, kind: "dir", size: 0, sha256: null, revision: this.revision };
-      if (st) throw new AfsError("ALREADY_EXISTS", `${target} already exists and is not a directory`, { path: target });
+      if (st) throw notADirectoryThere(target);
       await makeDirs(real, target);
       const revision = this.record("mkdir", target, null, null);
       return { path: target, kind: "dir", size: 0, sha256: null, revision };
@@ -231,14 +269,11 @@ export class LocalDirVolume implements Volume {
       if (st.isDirectory()) {
         await (options.recursive ? fsp.rm(entry, { recursive: true }) : fsp.rmdir(entry)).catch((e) => {
           throw fsError(e, target, {
-            ENOTEMPTY: [
-              "INVALID_ARGUMENT",
-              `${target} is a non-empty directory; pass recursive to delete it with its contents`,
-            ],
+            ENOTEMPTY: ["INVALID_ARGUMENT", nonEmptyDirectory(target).message],
           });
         });
       } else {
-        oldHash = st.isSymbolicLink() ? sha256(await fsp.readlink(entry)) : await hashFileOrNull(entry);
+        oldHash = st.isSymbolicLink() ? sha256(await fsp.readlink(entry)) : await hashFileOrNull(entry, target);
         if (options.expectSha256 !== undefined && oldHash !== options.expectSha256) {
           throw changed(target, options.expectSha256, oldHash ?? "(unreadable)");
         }
@@ -260,10 +295,7 @@ export class LocalDirVolume implements Volume {
     const dstEntry = await this.confined.entryLocation(dst);
     const [srcPath, dstPath] = [await this.confined.volumePath(srcEntry), await this.confined.volumePath(dstEntry)];
     if (dstEntry.startsWith(srcEntry + sep)) {
-      throw new AfsError("INVALID_ARGUMENT", `cannot move ${srcPath} into itself (${dstPath})`, {
-        path: src,
-        new_path: dst,
-      });
+      throw moveIntoItself(srcPath, dstPath, { path: src, new_path: dst });
     }
     return this.locks.run([srcEntry, dstEntry], async () => {
       const st = await lstatOrNull(srcEntry);
@@ -274,25 +306,21 @@ export class LocalDirVolume implements Volume {
           ? null
           : kind === "symlink"
             ? sha256(await fsp.readlink(srcEntry))
-            : await hashFileOrNull(srcEntry);
+            : await hashFileOrNull(srcEntry, srcPath);
       const size = kind === "dir" ? 0 : kind === "symlink" ? Buffer.byteLength(await fsp.readlink(srcEntry)) : st.size;
       if (srcEntry === dstEntry) return { path: dstPath, kind, size, sha256: hash, revision: this.revision };
 
       const existing = await lstatOrNull(dstEntry);
       if (existing?.isDirectory()) {
-        throw new AfsError("ALREADY_EXISTS", `${dstPath} is an existing directory; rename never replaces a directory`, {
-          path: dstPath,
-        });
+        throw existingDirectory(dstPath);
       }
       if (existing && !options.overwrite) {
-        throw new AfsError("ALREADY_EXISTS", `${dstPath} already exists; pass overwrite to replace it`, {
-          path: dstPath,
-        });
+        throw targetExists(dstPath);
       }
       const replacedHash = existing
         ? existing.isSymbolicLink()
           ? sha256(await fsp.readlink(dstEntry))
-          : await hashFileOrNull(dstEntry)
+          : await hashFileOrNull(dstEntry, dstPath)
         : null;
       await makeDirs(dirname(dstEntry), dstPath);
       await moveEntry(srcEntry, dstEntry, kind, existing !== null, dstPath).catch((e) => {

@@ -193,8 +193,7 @@ export class Workspaces {
   async volume(name: string, actor = this.engine.actor): Promise<WorkspaceVolume | AttachedVolume> {
     const engine = this.engine;
     await requireWorkspace(engine, name);
-    const indexes = { queryIndex: engine.search.query, textIndex: engine.search.text };
-    const live = new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor, indexes);
+    const live = new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor);
     const dir = await attachedDirectory(engine, name);
     if (!dir) return live;
     // Only attached workspaces need the directory machinery; a read of a stored one loads none of it.
@@ -208,7 +207,6 @@ export class Workspaces {
       record: (paths) => recordDirectory(engine, name, { paths }),
       updatedAt: async () => (await requireWorkspace(engine, name)).updatedAt,
       verified,
-      ...indexes,
     });
   }
 }

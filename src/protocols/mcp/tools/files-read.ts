@@ -6,7 +6,7 @@ import * as ops from "../../../ops/index.js";
 import type { Stat } from "../../../volume/volume.js";
 import { entryItem } from "../schemas.js";
 import { defineTool, onWorkspace, READ, type Tool } from "../tool.js";
-import { openVolume } from "./volume.js";
+import { openVolume, searchIndexes } from "./volume.js";
 
 const readOutput = z.object({
   workspace: z.string(),
@@ -209,7 +209,11 @@ export const fileReadTools: readonly Tool[] = [
       const { volume, args } = await openVolume(ctx, input);
       // The session's result cap is the most one page may hold; the cursor pages on past it.
       const limit = Math.min(args.limit ?? ctx.limits.maxResults, ctx.limits.maxResults);
-      const { truncated, cursor, ...result } = await ops.grep(volume, { ...args, limit });
+      const { truncated, cursor, ...result } = await ops.grep(
+        volume,
+        { ...args, limit },
+        { indexes: searchIndexes(ctx) },
+      );
       return { ...result, truncated: truncated === true, ...(cursor ? { cursor } : {}) };
     },
     text: (r) => {
@@ -232,7 +236,7 @@ export const fileReadTools: readonly Tool[] = [
     annotations: READ,
     async run(ctx, input) {
       const { volume, args } = await openVolume(ctx, input);
-      return ops.query(volume, args, { maxResults: ctx.limits.maxResults });
+      return ops.query(volume, args, { maxResults: ctx.limits.maxResults, indexes: searchIndexes(ctx) });
     },
     text: (r) => {
       const notes = r.warnings.map((w) => `warning: ${w}`);

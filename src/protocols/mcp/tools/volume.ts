@@ -1,4 +1,6 @@
-// Opening the volume a file tool acts on, and shaping a mutation's result the same way for all.
+// Opening the volume a file tool acts on (with the home's search indexes beside it, for the tools
+// that search), and shaping a mutation's result the same way for all.
+import type { SearchIndexes } from "../../../search/indexes.js";
 import type { MutationResult, Volume } from "../../../volume/volume.js";
 import { type ToolContext, workspaceFor } from "../tool.js";
 
@@ -11,6 +13,12 @@ export async function openVolume<A extends { workspace?: string | undefined }>(
   const workspace = await workspaceFor(ctx, requested);
   return { workspace, volume: await ctx.afs.workspaces.volume(workspace, ctx.actor), args };
 }
+
+/** The home's search indexes (keyed by content, so one pair serves every workspace). */
+export const searchIndexes = (ctx: ToolContext): SearchIndexes => ({
+  text: ctx.afs.indexes.text,
+  query: ctx.afs.indexes.query,
+});
 
 /** A mutation's result with the operation, workspace and whether it now differs from its head. */
 export async function mutation<R extends MutationResult>(
