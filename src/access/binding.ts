@@ -1,6 +1,7 @@
 // Which workspace a session acts on, decided the same way for every face: once when the session
 // starts (a flag, $AFS_WORKSPACE, the current workspace), then per call (an argument may name
 // another workspace unless the session is pinned to its own).
+import type { Env } from "../core/settings.js";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { Afs } from "../workspace/afs.js";
 import { PROFILE_TABLE, type Profile } from "./profiles.js";
@@ -23,7 +24,8 @@ export interface SessionRequest {
    * and each call falls back to the current workspace at that time.
    */
   fallback: boolean;
-  env?: NodeJS.ProcessEnv;
+  /** The session's settings, for AFS_WORKSPACE (an engine's `settings.env`; default none). */
+  env?: Env;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function bindSession(
   afs: Pick<Afs, "currentWorkspace" | "getWorkspace">,
   request: SessionRequest,
 ): Promise<string | null> {
-  const env = request.env ?? process.env;
+  const env = request.env ?? {};
   const name = request.requested ?? (request.fallback ? (env.AFS_WORKSPACE ?? (await afs.currentWorkspace())) : null);
   if (!name) {
     if (!request.fallback || !PROFILE_TABLE[request.profile].workspaceBound) return null;

@@ -7,7 +7,9 @@ import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash } from "../core/hash.js";
 import { KeyedLock } from "../core/keyed-lock.js";
 import { ChunkIndex } from "../search/chunk-index.js";
-import { embedderFromEnv } from "../search/embedder.js";
+import { embedderFrom } from "../search/embedder.js";
+import type { EmbeddingProviders } from "../search/embeddings/open.js";
+import { type Env, readSettings, type Settings } from "../core/settings.js";
 import { IndexDb, indexDbPath } from "../store/index-db.js";
 import { makeDirectory } from "../store/make-dir.js";
 import { openStore } from "../store/open.js";
@@ -28,7 +30,7 @@ import {
   listCheckpoints,
   restoreCheckpoint,
 } from "./checkpoints.js";
-import { defaultStoreUrl, readConfig, resolveHome, writeConfig } from "./config.js";
+import { locate, readConfig, writeConfig } from "./config.js";
 import {
   type CheckpointInfo,
   checkpointInfo,
@@ -57,8 +59,12 @@ export interface AfsOptions {
   home?: string;
   /** Store URL; default AFS_STORE or sqlite:<home>/afs.db. */
   store?: string;
-  /** Recorded on events and checkpoints; default the OS user. */
+  /** Recorded on events and checkpoints; default AFS_ACTOR, else the OS user. */
   actor?: string;
+  /** Where the AFS_* settings come from, read once here; default this process's environment. */
+  env?: Env;
+  /** The directory a relative home or SQLite store path is taken from; default this process's. */
+  cwd?: string;
 }
 
 export interface DiffResult {
@@ -99,6 +105,8 @@ export class Afs {
   /** Stats of attached files read and found unchanged, so records need not read them again. */
   private verified: VerifiedStats | undefined;
   private indexDb: IndexDb | undefined;
+  /** Embedding providers query opened for this engine (loaded on first use: costly to import). */
+  private embeddings: Promise<EmbeddingProviders> | undefined;
   private chunkIndex: ChunkIndex | undefined;
   private contentIndex: SqliteTextIndex | undefined;
 
@@ -106,16 +114,20 @@ export class Afs {
     readonly home: string,
     readonly store: Store,
     actor: string,
+    /** What this engine read from its environment when it opened; nothing below reads process.env. */
+    readonly settings: Settings,
   ) {
     this.ctx = { store, trees: new TreeReader(store), roots: new Map(), actor };
   }
 
   static async open(options: AfsOptions = {}): Promise<Afs> {
-    const home = resolveHome(options.home);
-    const store = await openStore(options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home));
+    // The library's default: the one place below the CLI that reads this process's environment.
+    const settings = readSettings(options.env ?? process.env);
+    const { home, store: url } = locate(settings, options.cwd ?? process.cwd(), options);
+    const store = await openStore(url, { env: settings.env });
     // Every new directory points at the empty tree; keeping it stored makes that always valid.
     await store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
-    return new Afs(home, store, options.actor ?? process.env.AFS_ACTOR ?? safeUser());
+    return new Afs(home, store, options.actor ?? settings.actor ?? safeUser(), settings);
   }
 
   async close(): Promise<void> {
@@ -139,14 +151,21 @@ export class Afs {
       read: async (hash) => (hash === EMPTY_SHA256 ? Buffer.alloc(0) : this.store.getBlob(hash)),
       // Snippets come from the files grep also reads: share its bounded cache of decoded text.
       text: (hash) => this.textIndex.text(hash),
-      embedder: embedderFromEnv,
+      embedder: () =>
+        embedderFrom(this.settings.env, () => {
+          this.embeddings ??= import("../search/embeddings/open.js").then((m) => new m.EmbeddingProviders());
+          return this.embeddings;
+        }),
+      release: async () => (await this.embeddings)?.close(),
     });
     return this.chunkIndex;
   }
 
   /** grep's content index (trigrams keyed by content hash) and text cache, shared by every workspace. */
   get textIndex(): SqliteTextIndex {
-    this.contentIndex ??= new SqliteTextIndex(() => this.searchDb, this.store);
+    this.contentIndex ??= new SqliteTextIndex(() => this.searchDb, this.store, {
+      cacheUnits: this.settings.textCacheBytes,
+    });
     return this.contentIndex;
   }
 
@@ -164,7 +183,7 @@ export class Afs {
 
   /** The named workspace, else the current one, else a clear error saying how to pick one. */
   async resolveWorkspace(name?: string): Promise<string> {
-    const chosen = name ?? process.env.AFS_WORKSPACE ?? (await this.currentWorkspace());
+    const chosen = name ?? this.settings.workspace ?? (await this.currentWorkspace());
     if (!chosen) {
       throw new AfsError("INVALID_ARGUMENT", "no workspace given; pass -w NAME or choose one with: afs ws use NAME");
     }
@@ -243,7 +262,7 @@ export class Afs {
     checkName("workspace", name);
     if (await this.store.getWorkspace(name)) throw alreadyExists(name);
     const { importTree } = await import("./transfer.js");
-    const imported = await importTree(this.store, dir, options);
+    const imported = await importTree(this.store, dir, options, this.settings.env);
     const workspace = await this.createWithRoot(name, imported.root, {
       kind: "import",
       parent: null,
@@ -296,7 +315,7 @@ export class Afs {
   /** Records what a directory holds as a safety checkpoint of `name`, head unmoved (null: nothing to keep). */
   private async keepDirectory(name: string, dir: string, description: string): Promise<CheckpointInfo | null> {
     const { importTree } = await import("./transfer.js");
-    const { root } = await importTree(this.store, dir);
+    const { root } = await importTree(this.store, dir, {}, this.settings.env);
     return root === EMPTY_TREE ? null : keepRoot(this.ctx, name, root, description);
   }
 

@@ -1,6 +1,7 @@
 // Moving trees between disk and the store: import a directory (honouring .gitignore and
 // .afsignore) into a checkpoint, and export a checkpoint or the live state to a directory.
 
+import type { Env } from "../core/settings.js";
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { DIR_MODE, type Entry } from "../core/entry.js";
@@ -37,7 +38,7 @@ export interface ImportOptions {
 }
 
 /** The cap from AFS_MAX_FILE_BYTES (a byte count), else DEFAULT_MAX_FILE_BYTES. */
-export function maxFileBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+export function maxFileBytesFrom(env: Env): number {
   const raw = env.AFS_MAX_FILE_BYTES;
   if (raw === undefined || raw === "") return DEFAULT_MAX_FILE_BYTES;
   const n = Number(raw);
@@ -106,9 +107,11 @@ export async function importTree(
   store: Store,
   root: string,
   options: ImportOptions = {},
+  /** The engine's settings (AFS_MAX_FILE_BYTES when options give no cap). */
+  env: Env = {},
 ): Promise<{ root: Hash; files: number; bytes: number; skipped: SkippedFile[] }> {
   const { onProgress, strict = false } = options;
-  const maxFileBytes = options.maxFileBytes ?? maxFileBytesFromEnv();
+  const maxFileBytes = options.maxFileBytes ?? maxFileBytesFrom(env);
   let scanned: DiskEntry[];
   try {
     const st = await lstat(root);

@@ -1,10 +1,12 @@
 // `afs migrate --from STORE --to STORE`: copies workspaces with their history and the tokens
 // between stores (SQLite ⇄ Redis), with a progress bar, and checks the target afterwards.
 import type { Command } from "commander";
+import { readSettings, storeUrlFrom } from "../../core/settings.js";
 import { openStore } from "../../store/open.js";
 import type { Store } from "../../store/store.js";
+import type { Io } from "../context.js";
 import { ExitStatus } from "../errors.js";
-import { bytes, emit, type JsonFlag, plural } from "../output.js";
+import { bytes, type JsonFlag, plural } from "../output.js";
 import { progressBar } from "../progress.js";
 import { leaf } from "./leaf.js";
 
@@ -14,7 +16,7 @@ interface MigrateFlags extends JsonFlag {
   workspace: string[];
 }
 
-export function registerMigrate(program: Command): void {
+export function registerMigrate(program: Command, io: Io): void {
   leaf(program, "migrate", "copy workspaces (with their whole history) and tokens from one store to another")
     .requiredOption("--from <url>", "the store to copy from (read only)")
     .requiredOption("--to <url>", "the store to copy into (created when it is a new SQLite file)")
@@ -27,15 +29,16 @@ export function registerMigrate(program: Command): void {
     .action(async (flags: MigrateFlags) => {
       const { migrate } = await import("../../workspace/migrate.js");
       const stores: Store[] = [];
-      const bar = progressBar("copying");
+      const bar = progressBar("copying", io.invocation.stderr);
       try {
-        const source = await openStore(flags.from);
+        // Relative SQLite paths are the caller's directory's files; a Redis password may come from the settings.
+        const source = await openStore(storeUrlFrom(flags.from, io.cwd), { env: readSettings(io.env).env });
         stores.push(source);
-        const target = await openStore(flags.to);
+        const target = await openStore(storeUrlFrom(flags.to, io.cwd), { env: readSettings(io.env).env });
         stores.push(target);
         const result = await migrate(source, target, { workspaces: flags.workspace, onProgress: bar.update });
         bar.stop();
-        emit(flags, result, (r) => [
+        io.emit(flags, result, (r) => [
           `copied ${plural(r.workspaces.length, "workspace")} (${plural(r.checkpoints, "checkpoint")}, ${plural(r.events, "event")}) from ${source.url} to ${target.url}`,
           `objects: ${plural(r.blobs_copied, "blob")} copied (${bytes(r.bytes_copied)}), ${r.objects_present} already there, ${plural(r.trees, "tree")}`,
           `tokens: ${r.tokens_copied} copied, ${r.tokens_present} already there`,
