@@ -1,8 +1,9 @@
 // Which workspace a session acts on, decided the same way for every face: once when the session
 // starts (a flag, $AFS_WORKSPACE, the current workspace), then per call (an argument may name
 // another workspace unless the session is pinned to its own).
-import type { Env } from "../core/settings.js";
+
 import { AfsError, isAfsError } from "../core/errors.js";
+import type { Env } from "../core/settings.js";
 import type { Afs } from "../workspace/afs.js";
 import { PROFILE_TABLE, type Profile } from "./profiles.js";
 

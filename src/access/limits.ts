@@ -1,8 +1,9 @@
 // Caps on what one call may read, write or return, with defaults and AFS_MAX_* overrides. Every
 // protocol edge enforces them through the functions here, so a cap means the same thing everywhere;
 // messages name no protocol's tools, and a face may pass a `hint` naming its own.
-import type { Env } from "../core/settings.js";
+
 import { AfsError } from "../core/errors.js";
+import type { Env } from "../core/settings.js";
 
 export interface Limits {
   /** Largest file a read returns whole; beyond it the caller reads ranges of lines. */

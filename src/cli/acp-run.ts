@@ -3,8 +3,8 @@
 // at the start and end of every turn, so each turn that changed files ends in a checkpoint,
 // whichever way the agent made its changes.
 import { stat } from "node:fs/promises";
-import { Writable } from "node:stream";
 import { createInterface, type Interface } from "node:readline/promises";
+import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ApprovalRequest, Approvals, parseApprovalMode } from "../access/approvals.js";
 import { resolveLimits } from "../access/limits.js";
@@ -15,9 +15,9 @@ import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import type { Afs } from "../workspace/afs.js";
 import { AttachedSession } from "../workspace/attached-session.js";
 import { TurnView } from "./acp-view.js";
+import { startAgent } from "./agent-process.js";
 import type { Io } from "./context.js";
 import type { Sink } from "./invocation.js";
-import { startAgent } from "./agent-process.js";
 
 export interface AcpFlags {
   dir?: string;
@@ -70,7 +70,7 @@ export async function runAcp(
     openVolume: async (root) => (root === dir ? afs.volume(session.workspace) : LocalDirVolume.open(root)),
   });
   const view = new TurnView(io.write);
-  const agent = await startAgent(command, dir).catch((e: unknown) => {
+  const agent = await startAgent(command, dir, { ...io.env }).catch((e: unknown) => {
     rl?.close();
     session.close();
     throw e;

@@ -122,7 +122,15 @@ export class Io extends Output {
 
   /** Like withAfs, plus the workspace from -w, $AFS_WORKSPACE or the current one. */
   withWorkspace<T>(cmd: Command, fn: (afs: Afs, workspace: string) => Promise<T>): Promise<T> {
-    return this.withAfs(cmd, async (afs) => fn(afs, await afs.resolveWorkspace(globals(cmd).workspace)));
+    return this.withAfs(cmd, async (afs) => fn(afs, await afs.resolveWorkspace(this.workspace(cmd))));
+  }
+
+  /**
+   * The workspace named by -w, else by this caller's AFS_WORKSPACE (undefined: the current one). Read
+   * here, per command: an engine the resident afs lends serves callers with other workspaces.
+   */
+  workspace(cmd: Command): string | undefined {
+    return globals(cmd).workspace ?? this.invocation.env.AFS_WORKSPACE;
   }
 }
 

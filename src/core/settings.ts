@@ -81,5 +81,7 @@ export function storeUrlFrom(url: string, cwd: string): string {
   if (scheme !== "sqlite" && scheme !== "file") return url;
   const rest = url.slice(scheme.length + 1);
   if (rest === "" || rest.startsWith("/")) return url;
-  return scheme === "file" ? pathToFileURL(resolve(cwd, rest)).href : `${url.slice(0, scheme.length + 1)}${resolve(cwd, rest)}`;
+  return scheme === "file"
+    ? pathToFileURL(resolve(cwd, rest)).href
+    : `${url.slice(0, scheme.length + 1)}${resolve(cwd, rest)}`;
 }

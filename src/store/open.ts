@@ -3,9 +3,10 @@
 // refused with the forms that work.
 // Each store's module is imported only when its scheme is asked for, so a command that uses
 // SQLite never loads the Redis client and the reverse.
-import type { Env } from "../core/settings.js";
+
 import { fileURLToPath } from "node:url";
 import { AfsError } from "../core/errors.js";
+import type { Env } from "../core/settings.js";
 import type { Store } from "./store.js";
 import { maskStoreUrl } from "./url.js";
 

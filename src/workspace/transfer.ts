@@ -1,12 +1,12 @@
 // Moving trees between disk and the store: import a directory (honouring .gitignore and
 // .afsignore) into a checkpoint, and export a checkpoint or the live state to a directory.
 
-import type { Env } from "../core/settings.js";
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { DIR_MODE, type Entry } from "../core/entry.js";
 import { AfsError, toAfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
+import type { Env } from "../core/settings.js";
 import { makeDirectory } from "../store/make-dir.js";
 import type { Store } from "../store/store.js";
 import { type DiskEntry, scanTree } from "../volume/dir-scan.js";

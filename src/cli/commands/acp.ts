@@ -3,7 +3,7 @@
 // loaded only when the command runs, so other commands do not pay for the ACP SDK).
 import type { Command } from "commander";
 import { APPROVAL_MODES } from "../../access/approvals.js";
-import { globals, workspaceOption, type Io } from "../context.js";
+import { globals, type Io, workspaceOption } from "../context.js";
 import { leaf } from "./leaf.js";
 
 export function registerAcp(program: Command, io: Io): void {
@@ -16,6 +16,8 @@ export function registerAcp(program: Command, io: Io): void {
     .option("--init-timeout <seconds>", "how long the agent may take to answer initialize", "30")
     .option("--adopt", "with -w: take an existing workspace that is not attached yet (its live state becomes DIR's)")
     .action((agent: string[], flags, cmd: Command) =>
-      io.withAfs(cmd, async (afs) => (await import("../acp-run.js")).runAcp(afs, agent, flags, globals(cmd).workspace, io)),
+      io.withAfs(cmd, async (afs) =>
+        (await import("../acp-run.js")).runAcp(afs, agent, flags, globals(cmd).workspace, io),
+      ),
     );
 }

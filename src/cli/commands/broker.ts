@@ -80,7 +80,7 @@ async function runBroker(command: string[], flags: BrokerFlags, cmd: Command, io
         ...(chunkBytes === undefined ? {} : { chunkBytes }),
         ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
       });
-      const server = await spawnGroup(command, "server", io.cwd);
+      const server = await spawnGroup(command, "server", io.cwd, { ...io.env });
       const name = basename(command[0] ?? "server");
       const serverSide = ndjsonChannel(server.stdout, server.stdin, (l) =>
         note(`afs broker: not JSON from ${name}: ${l.slice(0, 200)}`),

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { DiffResult } from "../../workspace/afs.js";
 import type { CheckpointInfo } from "../../workspace/context.js";
 import type { Change } from "../../workspace/diff.js";
-import { workspaceOption, type Io } from "../context.js";
+import { type Io, workspaceOption } from "../context.js";
 import { type JsonFlag, table } from "../output.js";
 import { leaf } from "./leaf.js";
 

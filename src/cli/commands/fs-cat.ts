@@ -5,8 +5,8 @@ import type { Command } from "commander";
 import { AfsError } from "../../core/errors.js";
 import { mustStat, normalizePath } from "../../ops/common.js";
 import type { Volume } from "../../volume/volume.js";
-import { workspaceOption, type Io } from "../context.js";
-import { type JsonFlag } from "../output.js";
+import { type Io, workspaceOption } from "../context.js";
+import type { JsonFlag } from "../output.js";
 import { leaf } from "./leaf.js";
 
 /** Registers `cat` on the `fs` group. */

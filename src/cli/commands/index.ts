@@ -72,7 +72,10 @@ export function registerIndexCommands(program: Command, io: Io): void {
             onProgress: (stage, done, total) => {
               if (current?.stage !== stage) {
                 current?.bar.stop();
-                current = { stage, bar: progressBar(STAGES[stage], io.invocation.stderr, stage === "vectors" ? String : bytes) };
+                current = {
+                  stage,
+                  bar: progressBar(STAGES[stage], io.invocation.stderr, stage === "vectors" ? String : bytes),
+                };
               }
               current.bar.update?.(done, total);
             },

@@ -1,6 +1,6 @@
 // `afs gc`, `afs fsck`, `afs status`: store-wide housekeeping and a look at where things are.
 import { type Command, InvalidArgumentError } from "commander";
-import { type Io } from "../context.js";
+import type { Io } from "../context.js";
 import { ExitStatus } from "../errors.js";
 import { bytes, type JsonFlag, plural } from "../output.js";
 import { leaf } from "./leaf.js";

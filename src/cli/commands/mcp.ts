@@ -5,7 +5,7 @@ import { bindSession } from "../../access/binding.js";
 import { resolveLimits } from "../../access/limits.js";
 import { DEFAULT_PROFILE, PROFILES, type Profile, parseProfile } from "../../access/profiles.js";
 import type { Afs } from "../../workspace/afs.js";
-import { globalOptions, globals, workspaceOption, type Io } from "../context.js";
+import { globalOptions, globals, type Io, workspaceOption } from "../context.js";
 
 export function registerMcp(program: Command, io: Io): void {
   workspaceOption(globalOptions(program.command("mcp"), true))
@@ -19,7 +19,7 @@ export function registerMcp(program: Command, io: Io): void {
           profile,
           requested: globals(cmd).workspace,
           fallback: true,
-          env: afs.settings.env,
+          env: io.env,
         });
         await serveStdio(afs, profile, workspace, io);
       }),
@@ -49,8 +49,6 @@ async function serveStdio(afs: Afs, profile: Profile, workspace: string | null, 
   process.stdin.once("end", () => void server.close());
   // A host that closes our stdout (EPIPE) has gone too: stop instead of crashing on the write.
   process.stdout.on("error", () => void server.close());
-  io.warn(
-    `afs mcp: serving ${workspace ? `workspace ${workspace}` : "no workspace"} with profile ${profile}\n`,
-  );
+  io.warn(`afs mcp: serving ${workspace ? `workspace ${workspace}` : "no workspace"} with profile ${profile}\n`);
   await closed;
 }

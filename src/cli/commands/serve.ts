@@ -5,7 +5,7 @@ import { bindSession } from "../../access/binding.js";
 import { resolveLimits } from "../../access/limits.js";
 import { PROFILES, parseProfile } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
-import { globals, workspaceOption, type Io } from "../context.js";
+import { globals, type Io, workspaceOption } from "../context.js";
 import { leaf } from "./leaf.js";
 
 interface ServeFlags {
@@ -50,7 +50,7 @@ export function registerServe(program: Command, io: Io): void {
           profile,
           requested: globals(cmd).workspace,
           fallback: false,
-          env: afs.settings.env,
+          env: io.env,
         });
         // Loaded here: other commands should not pay for the HTTP server and the MCP SDK.
         const { serveHttp } = await import("../../server/http-server.js");

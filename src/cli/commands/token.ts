@@ -3,7 +3,7 @@ import { type Command, Option } from "commander";
 import { PROFILES } from "../../access/profiles.js";
 import { issueToken, revokeToken, tokenInfo } from "../../access/tokens.js";
 import { AfsError } from "../../core/errors.js";
-import { globals, workspaceOption, type Io } from "../context.js";
+import { globals, type Io, workspaceOption } from "../context.js";
 import { type JsonFlag, table } from "../output.js";
 import { leaf } from "./leaf.js";
 

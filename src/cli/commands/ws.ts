@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { AfsError } from "../../core/errors.js";
 import type { WorkspaceInfo } from "../../workspace/context.js";
-import { globals, type Io } from "../context.js";
+import type { Io } from "../context.js";
 import { bytes, type JsonFlag, plural, table } from "../output.js";
 import { progressBar } from "../progress.js";
 import { leaf } from "./leaf.js";
@@ -79,7 +79,7 @@ export function registerWorkspaceCommands(program: Command, io: Io): void {
   leaf(ws, "show [name]", "show a workspace (default: the current one)").action(
     (name: string | undefined, flags: JsonFlag, cmd: Command) =>
       io.withAfs(cmd, async (afs) => {
-        const info = await afs.getWorkspace(await afs.resolveWorkspace(name ?? globals(cmd).workspace));
+        const info = await afs.getWorkspace(await afs.resolveWorkspace(name ?? io.workspace(cmd)));
         io.emit(flags, info, describe);
       }),
   );
@@ -117,7 +117,11 @@ export function registerWorkspaceCommands(program: Command, io: Io): void {
       io.withAfs(cmd, async (afs) => {
         const bar = progressBar("importing", io.invocation.stderr);
         const result = await afs
-          .importDirectory(name, io.path(dir), { description: flags.description, onProgress: bar.update, strict: flags.strict })
+          .importDirectory(name, io.path(dir), {
+            description: flags.description,
+            onProgress: bar.update,
+            strict: flags.strict,
+          })
           .finally(() => bar.stop());
         for (const s of result.skipped) io.warn(`afs: warning: skipped ${s.path}: ${s.reason}\n`);
         io.emit(
@@ -138,7 +142,11 @@ export function registerWorkspaceCommands(program: Command, io: Io): void {
       io.withAfs(cmd, async (afs) => {
         const bar = progressBar("exporting", io.invocation.stderr);
         const result = await afs
-          .exportWorkspace(name, io.path(dir), { checkpoint: flags.checkpoint, force: flags.force, onProgress: bar.update })
+          .exportWorkspace(name, io.path(dir), {
+            checkpoint: flags.checkpoint,
+            force: flags.force,
+            onProgress: bar.update,
+          })
           .finally(() => bar.stop());
         io.emit(flags, result, (r) => {
           const lines = [`exported ${plural(r.files, "file")} (${bytes(r.bytes)}) to ${dir}`];

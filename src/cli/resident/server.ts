@@ -170,9 +170,7 @@ async function runCommand(
   try {
     status = await runner.main(invocation, stores);
   } catch (e) {
-    invocation.stderr.write(
-      `afs: the resident afs could not run the command: ${(e as Error).message} [IO_ERROR]\n`,
-    );
+    invocation.stderr.write(`afs: the resident afs could not run the command: ${(e as Error).message} [IO_ERROR]\n`);
     status = 1;
   }
   if (!conn.destroyed) conn.end(frame(FRAME.exit, String(status)));

@@ -39,11 +39,7 @@ export const asAfsError = (e: unknown): AfsError => (e instanceof ZodError ? fro
  * `steps`: the session's next steps (nextStepsFor its listed tools); none when absent. `debug`
  * (the engine's AFS_DEBUG setting): an unexpected error's stack also goes to stderr.
  */
-export function errorResult(
-  e: unknown,
-  steps: Partial<Record<NextStep, string>> = {},
-  debug = false,
-): CallToolResult {
+export function errorResult(e: unknown, steps: Partial<Record<NextStep, string>> = {}, debug = false): CallToolResult {
   const err = asAfsError(e);
   if (debug && !(e instanceof AfsError || e instanceof ZodError)) {
     process.stderr.write(`afs mcp: ${(e instanceof Error && e.stack) || String(e)}\n`);

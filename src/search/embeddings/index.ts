@@ -6,8 +6,8 @@ export { loadOnnxRuntime, OnnxEmbeddingProvider, type OnnxProviderOptions, openO
 export {
   DISABLED,
   EMBEDDING_ENV,
-  EmbeddingProviders,
   type EmbeddingConfig,
+  EmbeddingProviders,
   type EmbeddingSetup,
   NOT_CONFIGURED,
   readEmbeddingConfig,

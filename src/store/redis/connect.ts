@@ -2,9 +2,9 @@
 // password (URL or AFS_REDIS_PASSWORD, never shown), one clear error when the server cannot be
 // reached, the durability check at open, and the small slice of node-redis the store uses.
 
-import type { Env } from "../../core/settings.js";
 import { isIP } from "node:net";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
+import type { Env } from "../../core/settings.js";
 import { maskStoreUrl } from "../url.js";
 
 /** Everything the store needs from a node-redis client; nothing else of its types leaks in. */

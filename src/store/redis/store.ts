@@ -1,10 +1,11 @@
 // The Redis store: many afs processes on many machines share one Redis. Every multi-key change is
 // one Lua script over one workspace's keys (keys.ts), checking the revision and every other
 // precondition before its first write, so a lost race is CONFLICT and a failure changes nothing.
-import type { Env } from "../../core/settings.js";
+
 import type { Entry } from "../../core/entry.js";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
+import type { Env } from "../../core/settings.js";
 import type { ByteRange } from "../chunking.js";
 import { checkDump } from "../dump.js";
 import { type OnRepackProgress, type RepackResult, repackValues } from "../repack.js";

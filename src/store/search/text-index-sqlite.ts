@@ -7,6 +7,7 @@ import { isAscii } from "node:buffer";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
+import { DEFAULT_TEXT_CACHE_BYTES } from "../../core/settings.js";
 import { decodeText } from "../../core/text.js";
 import {
   BANDS,
@@ -17,7 +18,6 @@ import {
   TRANSPOSE_MIN_BLOCKS,
 } from "../../search/block-filters.js";
 import { blockBounds, blockLines } from "../../search/text-blocks.js";
-import { DEFAULT_TEXT_CACHE_BYTES } from "../../core/settings.js";
 import { TextCache } from "../../search/text-cache.js";
 import type {
   BlockRun,
