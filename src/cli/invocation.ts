@@ -2,7 +2,6 @@
 // executable builds it from its own process (main.ts); the resident afs builds one per client, so
 // commands never read process.argv, process.env or process.cwd() and several can run at once.
 import type { Env } from "../core/settings.js";
-import { drained } from "./output.js";
 
 /** Where a command's output goes: this process's stdout or stderr, or a resident afs client's. */
 export interface Sink {
@@ -24,6 +23,17 @@ export interface Invocation {
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
   readonly stdout: Sink;
   readonly stderr: Sink;
+}
+
+/** Resolves when `stream` drains, or closes (a reader that stopped early: nothing more will be read). */
+export function drained(stream: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off("drain", done).off("close", done);
+      resolve();
+    };
+    stream.on("drain", done).on("close", done);
+  });
 }
 
 /** A Node stream (this process's stdout or stderr) as a Sink. */

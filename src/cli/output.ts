@@ -2,19 +2,10 @@
 // human rendering (tables for lists, plain text for content). Data goes to stdout only.
 import type { Invocation } from "./invocation.js";
 
+export { drained } from "./invocation.js";
+
 export interface JsonFlag {
   json?: boolean;
-}
-
-/** Resolves when `stream` drains, or closes (a reader that stopped early: nothing more will be read). */
-export function drained(stream: NodeJS.EventEmitter): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off("drain", done).off("close", done);
-      resolve();
-    };
-    stream.on("drain", done).on("close", done);
-  });
 }
 
 /** One command's output: to its invocation's stdout and stderr, times in its caller's time zone. */

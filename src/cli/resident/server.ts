@@ -15,7 +15,7 @@ import { Afs } from "../../workspace/afs.js";
 import { locate } from "../../workspace/config.js";
 import { type EngineRequest, type Engines, Io, type ProgramRunner } from "../context.js";
 import type { Invocation, Sink } from "../invocation.js";
-import { drained } from "../output.js";
+import { drained } from "../invocation.js";
 import { FRAME, frame, type ResidentRequest } from "./socket.js";
 
 export interface ResidentOptions {
