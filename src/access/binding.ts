@@ -1,7 +1,9 @@
 // Which workspace a session acts on, decided the same way for every face: once when the session
 // starts (a flag, $AFS_WORKSPACE, the current workspace), then per call (an argument may name
 // another workspace unless the session is pinned to its own).
+
 import { AfsError, isAfsError } from "../core/errors.js";
+import type { Env } from "../core/settings.js";
 import type { Workspaces } from "../workspace/afs.js";
 import { PROFILE_TABLE, type Profile } from "./profiles.js";
 
@@ -23,7 +25,8 @@ export interface SessionRequest {
    * and each call falls back to the current workspace at that time.
    */
   fallback: boolean;
-  env?: NodeJS.ProcessEnv;
+  /** The session's settings, for AFS_WORKSPACE (an engine's `settings.env`; default none). */
+  env?: Env;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function bindSession(
   afs: { workspaces: Pick<Workspaces, "current" | "get"> },
   request: SessionRequest,
 ): Promise<string | null> {
-  const env = request.env ?? process.env;
+  const env = request.env ?? {};
   const name = request.requested ?? (request.fallback ? (env.AFS_WORKSPACE ?? (await afs.workspaces.current())) : null);
   if (!name) {
     if (!request.fallback || !PROFILE_TABLE[request.profile].workspaceBound) return null;

@@ -1,7 +1,9 @@
 // Caps on what one call may read, write or return, with defaults and AFS_MAX_* overrides. Every
 // protocol edge enforces them through the functions here, so a cap means the same thing everywhere;
 // messages name no protocol's tools, and a face may pass a `hint` naming its own.
+
 import { AfsError } from "../core/errors.js";
+import type { Env } from "../core/settings.js";
 
 export interface Limits {
   /** Largest file a read returns whole; beyond it the caller reads ranges of lines. */
@@ -38,8 +40,11 @@ export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = {
   maxTextFileBytes: "AFS_MAX_TEXT_FILE_BYTES",
 };
 
-/** Defaults, then the environment, then explicit options; a malformed value is refused, not ignored. */
-export function resolveLimits(options: Partial<Limits> = {}, env: NodeJS.ProcessEnv = process.env): Limits {
+/**
+ * Defaults, then the settings (an engine's `settings.env`), then explicit options; a malformed value
+ * is refused, not ignored.
+ */
+export function resolveLimits(options: Partial<Limits>, env: Env): Limits {
   const limits: Limits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(LIMIT_ENV) as (keyof Limits)[]) {
     const raw = env[LIMIT_ENV[key]];

@@ -3,8 +3,8 @@
 // at the start and end of every turn, so each turn that changed files ends in a checkpoint,
 // whichever way the agent made its changes.
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline/promises";
+import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ApprovalRequest, Approvals, parseApprovalMode } from "../access/approvals.js";
 import { resolveLimits } from "../access/limits.js";
@@ -16,6 +16,8 @@ import type { Afs } from "../workspace/afs.js";
 import { AttachedSession } from "../workspace/attached-session.js";
 import { TurnView } from "./acp-view.js";
 import { startAgent } from "./agent-process.js";
+import type { Io } from "./context.js";
+import type { Sink } from "./invocation.js";
 
 export interface AcpFlags {
   dir?: string;
@@ -30,14 +32,16 @@ export async function runAcp(
   command: string[],
   flags: AcpFlags,
   workspace: string | undefined,
+  io: Io,
 ): Promise<void> {
-  const dir = resolve(flags.dir ?? process.cwd());
+  const dir = io.path(flags.dir ?? ".");
   const st = await stat(dir).catch(() => null);
   if (!st?.isDirectory()) {
     throw new AfsError("NOT_FOUND", `${dir} is not a directory; pass --dir with an existing project directory`);
   }
   const mode = parseApprovalMode(flags.approve);
-  const terminal = process.stdin.isTTY === true;
+  const stdin = io.invocation.stdin;
+  const terminal = stdin.isTTY === true;
   if (mode === "ask" && !terminal && flags.prompt === undefined) {
     throw new AfsError("INVALID_ARGUMENT", "--approve ask needs a terminal; pass --approve allow or deny");
   }
@@ -49,24 +53,24 @@ export async function runAcp(
     ...(workspace === undefined ? {} : { workspace }),
     ...(flags.adopt ? { adopt: true } : {}),
   });
-  const rl = terminal ? createInterface({ input: process.stdin, output: process.stderr }) : null;
-  const note = (text: string): void => void process.stderr.write(`afs: ${text}\n`);
+  const rl = terminal ? createInterface({ input: stdin, output: sinkStream(io.invocation.stderr) }) : null;
+  const note = (text: string): void => io.warn(`afs: ${text}\n`);
   const approvals = new Approvals(mode, {
-    ...(mode === "ask" ? { ask: (request: ApprovalRequest) => askOnTerminal(rl, request) } : {}),
+    ...(mode === "ask" ? { ask: (request: ApprovalRequest) => askOnTerminal(rl, request, io) } : {}),
     // Every decision leaves a line: the audit trail of what the agent was let do.
     onDecision: (d) =>
       note(`${d.allowed ? "allowed" : "refused"} ${d.title} (${d.by === "policy" ? `--approve ${mode}` : d.by})`),
   });
   const files = new AcpFiles({
-    limits: resolveLimits(),
+    limits: resolveLimits({}, afs.settings.env),
     approvals,
     agentName: () => client.agentName,
     // The project directory is served by the attached workspace's volume (its recorded hashes let
     // search reuse the index); any other directory the agent is given is confined on its own.
     openVolume: async (root) => (root === dir ? afs.workspaces.volume(session.workspace) : LocalDirVolume.open(root)),
   });
-  const view = new TurnView();
-  const agent = await startAgent(command, dir).catch((e: unknown) => {
+  const view = new TurnView(io.write);
+  const agent = await startAgent(command, dir, { ...io.env }).catch((e: unknown) => {
     rl?.close();
     session.close();
     throw e;
@@ -147,9 +151,22 @@ function afsMcpServer(afs: Afs, workspace: string) {
   };
 }
 
-async function askOnTerminal(rl: Interface | null, request: ApprovalRequest): Promise<boolean> {
+/** The terminal readline draws on: the invocation's stderr. */
+function sinkStream(sink: Sink): Writable {
+  return (
+    sink.terminal ??
+    new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        sink.write(chunk);
+        done();
+      },
+    })
+  );
+}
+
+async function askOnTerminal(rl: Interface | null, request: ApprovalRequest, io: Io): Promise<boolean> {
   if (!rl) return false;
-  if (request.diff) process.stderr.write(`${request.diff.trimEnd()}\n`);
+  if (request.diff) io.warn(`${request.diff.trimEnd()}\n`);
   const answer = await rl.question(`afs: allow ${request.title}? [y/N] `).catch(() => "");
   return /^y(es)?$/i.test(answer.trim());
 }

@@ -7,7 +7,8 @@ export class TurnView {
   private readonly titles = new Map<string, string>();
   private midLine = false;
 
-  constructor(private readonly out: (text: string) => void = (t) => void process.stdout.write(t)) {}
+  /** `out`: the command's stdout. */
+  constructor(private readonly out: (text: string) => void) {}
 
   update(notification: acp.SessionNotification): void {
     const u = notification.update;

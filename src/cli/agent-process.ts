@@ -11,8 +11,12 @@ export interface AgentProcess extends GroupChild {
   failed: Promise<never>;
 }
 
-export async function startAgent(command: readonly string[], cwd: string): Promise<AgentProcess> {
-  const child = await spawnGroup(command, "agent", cwd);
+export async function startAgent(
+  command: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<AgentProcess> {
+  const child = await spawnGroup(command, "agent", cwd, env);
   const failed = child.exited.then((exit) => {
     throw new AfsError("IO_ERROR", `the agent (${command[0]}) ${exit.text}`);
   });

@@ -112,7 +112,7 @@ const bundleRequire: NodeJS.Require = Object.assign((id: string): unknown => {
 setBuild(AFS_BUNDLE);
 const argv = process.argv.slice(2);
 // A training run (the build writing code caches) must run the bundles itself.
-const socket = !training && forResident(argv) && !residentDisabled() ? socketPath() : undefined;
+const socket = !training && forResident(argv) && !residentDisabled(process.env) ? socketPath(process.env) : undefined;
 if (socket === undefined) run(AFS_BUNDLE);
 else {
   void runResident(socket, argv).then((status) => {

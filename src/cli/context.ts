@@ -1,7 +1,12 @@
-// What every command needs: the global options (--home, --store, --workspace, given before or
-// after the subcommand), an open Afs that is always closed again, and the workspace to act on.
+// What every command needs: its invocation and output (Io), the global options (--home, --store,
+// --workspace, given before or after the subcommand), an open Afs that is always closed again (or
+// lent by the resident afs), and the workspace to act on.
+import { resolve } from "node:path";
 import { type Command, Option } from "commander";
+import type { Env } from "../core/settings.js";
 import type { Afs } from "../workspace/afs.js";
+import type { Invocation } from "./invocation.js";
+import { Output } from "./output.js";
 
 export interface GlobalOptions {
   home?: string;
@@ -36,51 +41,121 @@ export function globals(cmd: Command): GlobalOptions {
   return out;
 }
 
-const open = new Set<Afs>();
+/** What opens the engine for a command: Afs.open's options, from the invocation and its flags. */
+export interface EngineRequest {
+  home?: string;
+  store?: string;
+  env: Env;
+  cwd: string;
+}
 
-/** In the resident afs: the open stores commands borrow (and leave open) instead of opening their own. */
-export interface AfsLender {
-  borrow(options: { home?: string; store?: string }): Promise<Afs>;
+/**
+ * Who opens engines for commands: by default each command opens its own and closes it afterwards
+ * (ownEngines); the resident afs lends the open stores it keeps between commands instead.
+ */
+export interface Engines {
+  use<T>(request: EngineRequest, fn: (afs: Afs) => Promise<T>): Promise<T>;
+  /** Closes every engine still open (on Ctrl-C, or when the resident afs leaves). */
   closeAll(): Promise<void>;
+  /** Also closes what `other` holds open on closeAll (the resident afs's stores, on a signal). */
+  hold?(other: { closeAll(): Promise<void> }): void;
 }
 
-let lender: AfsLender | undefined;
-
-export function lendAfs(to: AfsLender): void {
-  lender = to;
+/** Each command opens the engine and closes it afterwards, whatever happens. */
+export function ownEngines(): Engines {
+  const open = new Set<Afs>();
+  const held = new Set<{ closeAll(): Promise<void> }>();
+  return {
+    hold(other) {
+      held.add(other);
+    },
+    async use(request, fn) {
+      // The engine loads here, not at start-up: --version and --help need none of it.
+      const { Afs } = await import("../workspace/afs.js");
+      const afs = await Afs.open(request);
+      open.add(afs);
+      try {
+        return await fn(afs);
+      } finally {
+        open.delete(afs);
+        await afs.close();
+      }
+    },
+    async closeAll() {
+      await Promise.allSettled([...[...open].map((afs) => afs.close()), ...[...held].map((h) => h.closeAll())]);
+    },
+  };
 }
 
-/** Opens the engine for one command and closes it afterwards, whatever happens. */
-export async function withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Promise<T> {
-  const { home, store } = globals(cmd);
-  if (lender) return fn(await lender.borrow({ home, store }));
-  // The engine loads here, not at start-up: --version and --help need none of it.
-  const { Afs } = await import("../workspace/afs.js");
-  const afs = await Afs.open({ home, store });
-  open.add(afs);
-  try {
-    return await fn(afs);
-  } finally {
-    open.delete(afs);
-    await afs.close();
+/** What every command is given: its invocation, where its output goes, and how it opens the engine. */
+export class Io extends Output {
+  constructor(
+    readonly invocation: Invocation,
+    private readonly engines: Engines,
+  ) {
+    super(invocation);
+  }
+
+  get env(): Env {
+    return this.invocation.env;
+  }
+
+  get cwd(): string {
+    return this.invocation.cwd;
+  }
+
+  /** Has `other` closed with the engines, on a signal (see Engines.hold). */
+  hold(other: { closeAll(): Promise<void> }): void {
+    this.engines.hold?.(other);
+  }
+
+  /** A path the user typed, taken from the caller's directory. */
+  path(typed: string): string {
+    return resolve(this.invocation.cwd, typed);
+  }
+
+  /** Runs `fn` with the engine the command's --home and --store (or the settings) name. */
+  withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Promise<T> {
+    const { home, store } = globals(cmd);
+    return this.engines.use({ home, store, env: this.invocation.env, cwd: this.invocation.cwd }, fn);
+  }
+
+  /** Like withAfs, plus the workspace from -w, $AFS_WORKSPACE or the current one. */
+  withWorkspace<T>(cmd: Command, fn: (afs: Afs, workspace: string) => Promise<T>): Promise<T> {
+    return this.withAfs(cmd, async (afs) => fn(afs, await afs.workspaces.resolve(this.workspace(cmd))));
+  }
+
+  /**
+   * The workspace named by -w, else by this caller's AFS_WORKSPACE (undefined: the current one). Read
+   * here, per command: an engine the resident afs lends serves callers with other workspaces.
+   */
+  workspace(cmd: Command): string | undefined {
+    return globals(cmd).workspace ?? this.invocation.env.AFS_WORKSPACE;
   }
 }
 
-/** Like withAfs, plus the workspace from -w, $AFS_WORKSPACE or the current one. */
-export function withWorkspace<T>(cmd: Command, fn: (afs: Afs, workspace: string) => Promise<T>): Promise<T> {
-  return withAfs(cmd, async (afs) => fn(afs, await afs.workspaces.resolve(globals(cmd).workspace)));
+/** Adds a command group to the program; its actions run with `io` (the invocation they answer). */
+export type Register = (program: Command, io: Io) => void;
+
+/**
+ * The command line itself, as program.ts builds and runs it; handed to the resident afs (through
+ * the daemon command) so that neither imports program.ts.
+ */
+export interface ProgramRunner {
+  /** Runs one invocation to its exit status; engines open per command unless `engines` lends them. */
+  main(invocation: Invocation, engines?: Engines): Promise<number>;
+  /** The program for `io`'s command line, with only that command's module loaded. */
+  buildProgram(io: Io): Promise<Command>;
 }
 
 /** On Ctrl-C or SIGTERM, close the store (rolling back anything unfinished) before leaving. */
-export function closeOnSignals(): void {
+export function closeOnSignals(engines: Engines): void {
   for (const [signal, status] of [
     ["SIGINT", 130],
     ["SIGTERM", 143],
   ] as const) {
     process.once(signal, () => {
-      void Promise.allSettled([...[...open].map((afs) => afs.close()), lender?.closeAll()]).then(() =>
-        process.exit(status),
-      );
+      void engines.closeAll().then(() => process.exit(status));
     });
   }
 }

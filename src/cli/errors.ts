@@ -3,7 +3,6 @@
 import { CommanderError } from "commander";
 import { AfsError, type ErrorCode, type NextStep, toAfsError, withNextStep } from "../core/errors.js";
 import { isSchemaError, issuesText, type SchemaIssue } from "../core/schema-issues.js";
-import { warn } from "./output.js";
 
 /** Exit statuses. 0 is success; USAGE covers bad flags, bad names and bad paths alike. */
 export const EXIT_CODES: Readonly<Record<ErrorCode | "USAGE", number>> = {
@@ -43,8 +42,9 @@ export function fromZod(e: { issues: readonly SchemaIssue[] }, flags: FlagNames 
   return new AfsError("INVALID_ARGUMENT", issuesText(e.issues, flags));
 }
 
-/** Prints the error and returns the exit status for it. */
-export function report(e: unknown): number {
+/** Prints the error on `to`'s stderr (with its stack and details when `debug`: AFS_DEBUG=1) and returns the exit status for it. */
+export function report(e: unknown, to: { warn(text: string): void }, debug: boolean): number {
+  const warn = to.warn;
   if (e instanceof ExitStatus) return e.status;
   if (e instanceof CommanderError) {
     // commander already printed its one line; help and --version are not failures.
@@ -53,7 +53,7 @@ export function report(e: unknown): number {
   // Told by shape (isSchemaError), so the error edge of every command does not load zod (~100 ms).
   const err = isSchemaError(e) ? fromZod(e) : toAfsError(e);
   warn(`afs: ${withNextStep(err, CLI_NEXT_STEPS)} [${err.code}]\n`);
-  if (process.env.AFS_DEBUG === "1") {
+  if (debug) {
     warn(`${(e instanceof Error && e.stack) || String(e)}\n`);
     if (Object.keys(err.details).length > 0) warn(`${JSON.stringify(err.details)}\n`);
   }

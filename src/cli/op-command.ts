@@ -9,17 +9,20 @@ import { AfsError } from "../core/errors.js";
 import type { SearchIndexes } from "../search/indexes.js";
 import type { Volume } from "../volume/volume.js";
 import { leaf } from "./commands/leaf.js";
-import { withWorkspace, workspaceOption } from "./context.js";
+import { type Io, workspaceOption } from "./context.js";
 import { fromZod } from "./errors.js";
-import { emit, type JsonFlag, write } from "./output.js";
+import type { JsonFlag } from "./output.js";
 
 export interface OpCommand<A, R> {
   /** Command name, e.g. "replace". */
   name: string;
   summary: string;
   schema: z.ZodType<A>;
-  /** Runs the operation; `indexes` are the home's search indexes, for the operations that search. */
-  run: (volume: Volume, args: A, context: { indexes: SearchIndexes }) => Promise<R>;
+  /**
+   * Runs the operation: `indexes` are the home's search indexes (for the operations that search),
+   * `io` the invocation it runs for (its settings, directory and streams).
+   */
+  run: (volume: Volume, args: A, context: { indexes: SearchIndexes; io: Io }) => Promise<R>;
   /** Positional arguments in order: CLI name → the operation's argument. */
   positionals?: Readonly<Record<string, string>>;
   /** Flags as commander spells them ("-i, --ignore-case", "--old <text>") → the operation's argument. */
@@ -31,11 +34,11 @@ export interface OpCommand<A, R> {
   /** The operation's text argument that --content fills, or stdin when --content is absent. */
   content?: string;
   /** Human rendering; `args` are the parsed arguments. */
-  render: (result: R, args: A) => string | readonly string[];
+  render: (result: R, args: A, io: Io) => string | readonly string[];
   /** When set, the human output is these raw bytes instead of text (`cat`). */
   raw?: (result: R) => Buffer;
   /** When set, the human output is written by this as it is read, never held whole (`lines`). */
-  stream?: (volume: Volume, args: A) => Promise<void>;
+  stream?: (volume: Volume, args: A, io: Io) => Promise<void>;
   /** Arguments to use instead of `fixed` when --json is given. */
   jsonFixed?: Readonly<Record<string, unknown>>;
 }
@@ -56,11 +59,11 @@ function describeSchema(schema: z.ZodType): { props: Record<string, JsonSchemaPr
 }
 
 /** Strings from the command line into the types the schema declares; anything odd is left for zod to reject. */
-async function coerce(value: unknown, prop: JsonSchemaProperty | undefined, label: string): Promise<unknown> {
+async function coerce(value: unknown, prop: JsonSchemaProperty | undefined, label: string, io: Io): Promise<unknown> {
   if (typeof value !== "string" || !prop?.type) return value;
   if (prop.type === "integer" || prop.type === "number") return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   if (prop.type === "array" || prop.type === "object") {
-    const text = value.startsWith("@") ? await readArgFile(value.slice(1), label) : value;
+    const text = value.startsWith("@") ? await readArgFile(value.slice(1), label, io) : value;
     try {
       return JSON.parse(text) as unknown;
     } catch (e) {
@@ -70,24 +73,26 @@ async function coerce(value: unknown, prop: JsonSchemaProperty | undefined, labe
   return value;
 }
 
-async function readArgFile(path: string, label: string): Promise<string> {
+/** `@FILE` (taken from the caller's directory) or `@-` (stdin). */
+async function readArgFile(path: string, label: string, io: Io): Promise<string> {
   try {
-    return path === "-" ? (await readStdin()).toString("utf8") : await readFile(path, "utf8");
+    return path === "-" ? (await readStdin(io)).toString("utf8") : await readFile(io.path(path), "utf8");
   } catch (e) {
     throw new AfsError("NOT_FOUND", `${label}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? e})`);
   }
 }
 
-async function readStdin(): Promise<Buffer> {
-  if (process.stdin.isTTY) process.stderr.write("afs: reading content from stdin; end it with Ctrl-D\n");
+async function readStdin(io: Io): Promise<Buffer> {
+  const stdin = io.invocation.stdin;
+  if (stdin.isTTY) io.warn("afs: reading content from stdin; end it with Ctrl-D\n");
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks);
 }
 
 const placeholder = (name: string, required: boolean): string => (required ? `<${name}>` : `[${name}]`);
 
-export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command {
+export function registerOp<A, R>(parent: Command, io: Io, def: OpCommand<A, R>): Command {
   const { props, required } = describeSchema(def.schema);
   const positionals = Object.entries(def.positionals ?? {});
   const flagEntries = Object.entries(def.flags ?? {});
@@ -119,17 +124,17 @@ export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command
     const flags = command.opts<JsonFlag & Record<string, unknown>>();
     const raw: Record<string, unknown> = { ...(flags.json && def.jsonFixed ? def.jsonFixed : def.fixed) };
     for (const [i, [, arg]] of positionals.entries()) {
-      if (params[i] !== undefined) raw[arg] = await coerce(params[i], props[arg], labels[arg] ?? arg);
+      if (params[i] !== undefined) raw[arg] = await coerce(params[i], props[arg], labels[arg] ?? arg, io);
     }
     for (const { option, arg } of options) {
       const value = flags[option.attributeName()];
-      if (value !== undefined) raw[arg] = await coerce(value, props[arg], labels[arg] ?? arg);
+      if (value !== undefined) raw[arg] = await coerce(value, props[arg], labels[arg] ?? arg, io);
     }
     if (def.content) {
       const text = flags.content;
       if (typeof text === "string") raw[def.content] = text;
       else {
-        const bytes = await readStdin();
+        const bytes = await readStdin(io);
         // Bytes stay bytes where the operation takes base64; otherwise stdin is UTF-8 text.
         if (props.encoding) Object.assign(raw, { [def.content]: bytes.toString("base64"), encoding: "base64" });
         else raw[def.content] = bytes.toString("utf8");
@@ -138,12 +143,12 @@ export function registerOp<A, R>(parent: Command, def: OpCommand<A, R>): Command
     const parsed = def.schema.safeParse(raw);
     if (!parsed.success) throw fromZod(parsed.error, labels);
     const args = parsed.data;
-    await withWorkspace(command, async (afs, workspace) => {
+    await io.withWorkspace(command, async (afs, workspace) => {
       const volume = await afs.workspaces.volume(workspace);
-      if (def.stream && !flags.json) return def.stream(volume, args);
-      const result = await def.run(volume, args, { indexes: { text: afs.indexes.text, query: afs.indexes.query } });
-      if (def.raw && !flags.json) write(def.raw(result));
-      else emit(flags, result, (r) => def.render(r, args));
+      if (def.stream && !flags.json) return def.stream(volume, args, io);
+      const result = await def.run(volume, args, { indexes: afs.indexes, io });
+      if (def.raw && !flags.json) io.write(def.raw(result));
+      else io.emit(flags, result, (r) => def.render(r, args, io));
     });
   });
   return cmd;

@@ -1,74 +1,66 @@
 // Printing results: `--json` prints the operation's result object as it is; otherwise a short
 // human rendering (tables for lists, plain text for content). Data goes to stdout only.
+import type { Invocation } from "./invocation.js";
+
+export { drained } from "./invocation.js";
 
 export interface JsonFlag {
   json?: boolean;
 }
 
-/** Where a command's output goes: this process's stdout and stderr, or, in the resident afs, a client's. */
-export interface Sink {
-  /** False when the reader is behind: wait for drain() before writing more. */
-  out(data: string | Uint8Array): boolean;
-  drain(): Promise<void>;
-  err(text: string): void;
+/** One command's output: to its invocation's stdout and stderr, times in its caller's time zone. */
+export class Output {
+  /** Worked out on the first time printed: most commands print none. */
+  private timeZone: { name: string | undefined } | undefined;
+
+  constructor(private readonly to: Pick<Invocation, "stdout" | "stderr" | "env">) {}
+
+  /** Data: to stdout. */
+  readonly write = (data: string | Uint8Array): void => void this.to.stdout.write(data);
+
+  /** Data streamed to stdout piece by piece: each waits for the reader, so memory stays one piece. */
+  readonly writePiece = async (data: string | Uint8Array): Promise<void> => {
+    if (!this.to.stdout.write(data)) await this.to.stdout.drain();
+  };
+
+  /** Notes and errors: to stderr, so stdout stays the results. */
+  readonly warn = (text: string): void => void this.to.stderr.write(text);
+
+  /** Writes each line followed by a newline; nothing for an empty list. */
+  readonly writeLines = (lines: readonly string[]): void => {
+    if (lines.length > 0) this.write(`${lines.join("\n")}\n`);
+  };
+
+  /** Prints `value` as JSON with --json, else whatever `human` renders (lines). */
+  emit<T>(flags: JsonFlag, value: T, human: (value: T) => string | readonly string[]): void {
+    if (flags.json) {
+      this.write(`${JSON.stringify(value, null, 2)}\n`);
+      return;
+    }
+    const text = human(value);
+    if (typeof text === "string") this.writeLines(text === "" ? [] : [text]);
+    else this.writeLines(text);
+  }
+
+  /** A short time for tables in the caller's time zone: "2025-01-31 14:05". */
+  readonly time = (iso: string): string => {
+    this.timeZone ??= { name: zoneOf(this.to.env.TZ) };
+    return shortTime(iso, this.timeZone.name);
+  };
 }
 
-/** Resolves when `stream` drains, or closes (a reader that stopped early: nothing more will be read). */
-export function drained(stream: NodeJS.EventEmitter): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off("drain", done).off("close", done);
-      resolve();
-    };
-    stream.on("drain", done).on("close", done);
-  });
-}
-
-const processSink: Sink = {
-  out: (data) => process.stdout.write(data),
-  drain: () => drained(process.stdout),
-  err: (text) => void process.stderr.write(text),
-};
-
-// One variable, not async-local storage: the resident afs runs one command at a time.
-let sink = processSink;
-
-/** Runs a command with its output going to `to` (the resident afs's client) instead of this process's. */
-export async function withSink<T>(to: Sink, fn: () => Promise<T>): Promise<T> {
-  const before = sink;
-  sink = to;
+/**
+ * The IANA zone a TZ value names, for Intl; undefined (this process's local time) when TZ is unset
+ * or names nothing Intl knows (then Node's own reading of TZ is the best there is).
+ */
+function zoneOf(tz: string | undefined): string | undefined {
+  const name = tz?.replace(/^:/, "");
+  if (!name) return undefined;
   try {
-    return await fn();
-  } finally {
-    sink = before;
+    return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
   }
-}
-
-/** Data: to stdout. */
-export const write = (data: string | Uint8Array): void => void sink.out(data);
-
-/** Data streamed to stdout piece by piece: each waits for the reader, so memory stays one piece. */
-export async function writePiece(data: string | Uint8Array): Promise<void> {
-  if (!sink.out(data)) await sink.drain();
-}
-
-/** Notes and errors: to stderr, so stdout stays the results. */
-export const warn = (text: string): void => sink.err(text);
-
-/** Writes each line followed by a newline; nothing for an empty list. */
-export const writeLines = (lines: readonly string[]): void => {
-  if (lines.length > 0) write(`${lines.join("\n")}\n`);
-};
-
-/** Prints `value` as JSON with --json, else whatever `human` renders (lines). */
-export function emit<T>(flags: JsonFlag, value: T, human: (value: T) => string | readonly string[]): void {
-  if (flags.json) {
-    write(`${JSON.stringify(value, null, 2)}\n`);
-    return;
-  }
-  const text = human(value);
-  if (typeof text === "string") writeLines(text === "" ? [] : [text]);
-  else writeLines(text);
 }
 
 /** Left-aligned columns separated by two spaces, with a header row. */
@@ -83,11 +75,24 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return [line(headers), ...rows.map(line)];
 }
 
-/** A short local time for tables: "2025-01-31 14:05". */
-export function shortTime(iso: string): string {
+/** A short time for tables, "2025-01-31 14:05": local, or in `timeZone` (an IANA name). */
+export function shortTime(iso: string, timeZone?: string): string {
   const d = new Date(iso);
   const pad = (n: number): string => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  if (timeZone === undefined) {
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  }
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(d);
+  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
+  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}`;
 }
 
 const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -27,10 +27,16 @@ const GRACE_MS = 2000;
 const SIGNALS: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 
 /** Starts `command`; rejects with one clear error naming `what` when it cannot run at all. */
-export async function spawnGroup(command: readonly string[], what: string, cwd?: string): Promise<GroupChild> {
+/** `cwd` and `env`: the invocation's, so the child runs where and as its caller asked. */
+export async function spawnGroup(
+  command: readonly string[],
+  what: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<GroupChild> {
   const [file, ...args] = command;
   if (!file) throw new AfsError("INVALID_ARGUMENT", `no ${what} command given; put it after --`);
-  const child = spawn(file, args, { cwd, stdio: ["pipe", "pipe", "inherit"], detached: true });
+  const child = spawn(file, args, { cwd, env, stdio: ["pipe", "pipe", "inherit"], detached: true });
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", (e: NodeJS.ErrnoException) =>

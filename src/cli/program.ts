@@ -1,13 +1,12 @@
 // The `afs` command line: global options, the command groups, and the one place where errors
-// become a line on stderr and an exit status. The resident afs runs it too, once per client.
+// become a line on stderr and an exit status. It runs one invocation (argv, cwd, env, streams) as
+// a value, so the resident afs runs it too, once per client and several at once.
 import { Command } from "commander";
 import { VERSION } from "../workspace/version.js";
 import { commandOf } from "./command-words.js";
-import { globalOptions, workspaceOption } from "./context.js";
+import { type Engines, globalOptions, Io, ownEngines, type Register, workspaceOption } from "./context.js";
 import { report } from "./errors.js";
-import { warn, write } from "./output.js";
-
-type Register = (program: Command) => void;
+import type { Invocation } from "./invocation.js";
 
 /**
  * Each top-level command's module, loaded only when that command runs: a process that prints a
@@ -28,10 +27,15 @@ const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Regis
   token: async () => (await import("./commands/token.js")).registerTokenCommands,
   acp: async () => (await import("./commands/acp.js")).registerAcp,
   broker: async () => (await import("./commands/broker.js")).registerBroker,
-  daemon: async () => (await import("./commands/daemon.js")).registerDaemon,
+  // Given the runner here, so neither the daemon command nor the resident afs imports this module.
+  daemon: async () => {
+    const { registerDaemon } = await import("./commands/daemon.js");
+    return (program, io) => registerDaemon(program, io, { main, buildProgram });
+  },
 };
 
-export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
+export async function buildProgram(io: Io): Promise<Command> {
+  const argv = io.invocation.argv;
   const program = new Command("afs")
     .description("the agent filesystem: versioned workspaces with checkpoints and forks")
     .version(VERSION, "-V, --version")
@@ -39,8 +43,8 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
-      writeOut: write,
-      writeErr: warn,
+      writeOut: io.write,
+      writeErr: io.warn,
       outputError: (text, say) =>
         say(
           `${text
@@ -64,16 +68,18 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   for (const register of await Promise.all(loaders)) {
     if (registered.has(register)) continue;
     registered.add(register);
-    register(program);
+    register(program, io);
   }
   return program;
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** Runs the invocation's command line; engines open per command unless `engines` lends them. */
+export async function main(invocation: Invocation, engines: Engines = ownEngines()): Promise<number> {
+  const io = new Io(invocation, engines);
   try {
-    await (await buildProgram(argv)).parseAsync([...argv], { from: "user" });
+    await (await buildProgram(io)).parseAsync([...invocation.argv], { from: "user" });
     return 0;
   } catch (e) {
-    return report(e);
+    return report(e, io, invocation.env.AFS_DEBUG === "1");
   }
 }

@@ -1,6 +1,7 @@
 // A byte progress bar for import and export, drawn on stderr only when stderr is a terminal;
 // anywhere else (pipes, CI, tests) the callback does nothing and nothing extra is printed.
 import { Presets, SingleBar } from "cli-progress";
+import type { Sink } from "./invocation.js";
 import { bytes } from "./output.js";
 
 export interface ProgressBar {
@@ -9,16 +10,17 @@ export interface ProgressBar {
   stop(): void;
 }
 
-/** `format` shows the amounts (bytes by default; String for counts). */
-export function progressBar(label: string, format: (n: number) => string = bytes): ProgressBar {
-  if (!process.stderr.isTTY) return { update: undefined, stop: () => {} };
+/** Drawn on `stderr` when it is a terminal; `format` shows the amounts (bytes by default; String for counts). */
+export function progressBar(label: string, stderr: Sink, format: (n: number) => string = bytes): ProgressBar {
+  const stream = stderr.terminal;
+  if (!stream) return { update: undefined, stop: () => {} };
   let bar: SingleBar | null = null;
   return {
     update: (done, total) => {
       if (!bar) {
         bar = new SingleBar(
           {
-            stream: process.stderr,
+            stream,
             format: `${label} [{bar}] {percentage}% | {done} / {size} | ETA {eta_formatted}`,
             hideCursor: true,
             clearOnComplete: true,

@@ -106,7 +106,8 @@ export interface ViewOptions {
 const decodeRange = (view: string, start: number, end: number): string =>
   Buffer.from(view.slice(start, end), "latin1").toString("utf8");
 
-// Per content hash, so never stale; small (a number per 16 KiB of text).
+// Per content hash, so never stale; small (a number per 16 KiB of text). Process-wide on purpose
+// (here and marksOf): facts about content, the same for every engine and caller.
 const boundsOf = new WeightedLru<string, number[]>(1 << 20, (b) => b.length);
 
 /** A view's block boundaries (text-blocks.ts), kept per blob. */

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
+import { turns } from "../core/turns.js";
 import type { SearchIndexes } from "../search/indexes.js";
 import type { TextIndex } from "../search/text-index.js";
 import type { Stat, Volume } from "../volume/volume.js";
@@ -173,8 +174,13 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
   const found = () => (output === "matches" ? matches.length : output === "files" ? files.length : counts.length);
   const contextual = output === "matches" && ((args.context_before ?? 0) > 0 || (args.context_after ?? 0) > 0);
   const bytes = !invert && !contextual ? plan.bytes : null;
+  // A search over many files must not hold up everyone else sharing this process (a resident afs's
+  // other clients, a server's other requests): between files, others get a turn now and then.
+  const pause = turns();
   for (const target of targets) {
     if (found() > limit) break;
+    const turn = pause();
+    if (turn) await turn;
     const resume = from && target.path === from.path ? from : null;
     const earlier = resume?.selected ?? 0;
     let nth = earlier;

@@ -155,6 +155,7 @@ async function wholeWindow(file: OpenFile, path: string, start: number, requeste
  * Line counts of large texts already scanned to the end, by content hash (so never stale): an agent
  * paging through a large file then reads each window only as far as its end, not the whole file
  * again for `total_lines` (a window at the start of a 600 MiB file: ~1.4 s, then ~0.1 s).
+ * Process-wide on purpose: a fact about content, the same for every engine and caller.
  */
 const knownTotals = new WeightedLru<Hash, number>(16_384, () => 1);
 

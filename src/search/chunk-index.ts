@@ -29,6 +29,8 @@ export interface ChunkIndexOptions {
   text?: (hash: Hash) => Promise<string | null>;
   /** The configured embedding provider (called whenever one is needed; caching is its business). */
   embedder: () => Promise<Embedder>;
+  /** Frees what the embedder opened (an ONNX session), when close() runs after it was used. */
+  release?: () => Promise<void>;
 }
 
 /** Scopes of at most this many blobs are ranked among their own chunks (ChunkStore.keywordWithin). */
@@ -252,8 +254,7 @@ export class ChunkIndex implements QueryIndex {
 
   /** Frees embedding models this index opened (an ONNX session); they reopen when next needed. */
   async close(): Promise<void> {
-    // Loaded only when a provider was used: the providers' modules are costly to import at start-up.
-    if (this.usedProvider) await (await import("./embeddings/open.js")).closeEmbeddingProviders();
+    if (this.usedProvider) await this.options.release?.();
     this.usedProvider = false;
   }
 

@@ -3,20 +3,10 @@
 // recently used go first.
 import type { Hash } from "../core/hash.js";
 import { WeightedLru } from "../core/lru.js";
+import { DEFAULT_TEXT_CACHE_BYTES } from "../core/settings.js";
 
-/**
- * Default budget in bytes of text: a warm search reads its candidates from memory, as rg reads them
- * from the page cache; a tree with more text than this reads the rest from the store on each search.
- * AFS_TEXT_CACHE_MB overrides it.
- */
-const DEFAULT_TEXT_CACHE_UNITS = 256 * 1024 * 1024;
-
-export function textCacheBudget(env: NodeJS.ProcessEnv = process.env): number {
-  const mb = Number(env.AFS_TEXT_CACHE_MB);
-  return env.AFS_TEXT_CACHE_MB !== undefined && Number.isFinite(mb) && mb >= 0
-    ? Math.floor(mb * 1024 * 1024)
-    : DEFAULT_TEXT_CACHE_UNITS;
-}
+/** The budget is the engine's textCacheBytes setting (AFS_TEXT_CACHE_MB; see core/settings.ts). */
+const DEFAULT_TEXT_CACHE_UNITS = DEFAULT_TEXT_CACHE_BYTES;
 
 export class TextCache {
   private readonly entries: WeightedLru<Hash, string>;

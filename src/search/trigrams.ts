@@ -42,6 +42,8 @@ function asciiToken(key: number): string {
 }
 
 // Last document each ASCII trigram was seen in: dedupes without a Set (one array write per unit).
+// Process-wide on purpose (these tables and the token table above): scratch buffers each used
+// within one synchronous call, not state kept for any caller.
 // Both 8 MB scratch tables are allocated on first use, not when a command that never indexes
 // (afs fs cat opens the text index) loads this module: ~4 ms of its start-up.
 let seenTable: Int32Array | undefined;

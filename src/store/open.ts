@@ -3,8 +3,10 @@
 // refused with the forms that work.
 // Each store's module is imported only when its scheme is asked for, so a command that uses
 // SQLite never loads the Redis client and the reverse.
+
 import { fileURLToPath } from "node:url";
 import { AfsError } from "../core/errors.js";
+import type { Env } from "../core/settings.js";
 import { checkedStore, type StoreDriver } from "./checked-store.js";
 import type { Store } from "./store.js";
 import { maskStoreUrl } from "./url.js";
@@ -18,26 +20,31 @@ const invalid = (url: string, why: string): AfsError =>
   });
 
 /** What each URL scheme opens; a bare path (no scheme) opens SQLite too. */
-const SCHEMES: Record<string, (url: string, rest: string) => Promise<StoreDriver>> = {
+const SCHEMES: Record<string, (url: string, rest: string, options: OpenStoreOptions) => Promise<StoreDriver>> = {
   sqlite: (url, rest) => openSqlite(sqlitePath(url, rest)),
   file: (url, rest) => openSqlite(rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest)),
   redis: openRedis,
   rediss: openRedis,
 };
 
-/** The store `url` names, inside the contract's checks (checked-store.ts), as every caller gets it. */
-export async function openStore(url: string): Promise<Store> {
-  return checkedStore(await openDriver(url));
+export interface OpenStoreOptions {
+  /** The opener's settings (AFS_REDIS_PASSWORD for a Redis URL without one). */
+  env?: Env;
 }
 
-async function openDriver(url: string): Promise<StoreDriver> {
+/** The store `url` names, inside the contract's checks (checked-store.ts), as every caller gets it. */
+export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  return checkedStore(await openDriver(url, options));
+}
+
+async function openDriver(url: string, options: OpenStoreOptions): Promise<StoreDriver> {
   if (url.trim() === "") throw invalid(url, "is empty");
   // A one-letter "scheme" is a Windows drive (C:\…), i.e. a bare path.
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]+):/.exec(url)?.[1];
   if (scheme === undefined) return openSqlite(url);
   const open = SCHEMES[scheme.toLowerCase()];
   if (!open) throw invalid(url, `has an unknown scheme ${JSON.stringify(`${scheme}:`)}`);
-  return open(url, url.slice(scheme.length + 1));
+  return open(url, url.slice(scheme.length + 1), options);
 }
 
 async function openSqlite(path: string): Promise<StoreDriver> {
@@ -70,7 +77,7 @@ function nonEmpty(url: string, path: string): string {
   return path;
 }
 
-async function openRedis(url: string): Promise<StoreDriver> {
+async function openRedis(url: string, _rest: string, options: OpenStoreOptions): Promise<StoreDriver> {
   const { RedisStore } = await import("./redis/store.js");
-  return RedisStore.open(url);
+  return RedisStore.open(url, { env: options.env ?? {} });
 }

@@ -2,8 +2,9 @@
 // `db.schema` style): workspaces, checkpoints, events, tokens, attachments, indexes, maintenance.
 // Every surface (CLI, MCP, ACP, HTTP) talks to these parts and the ops, never to the store.
 import { userInfo } from "node:os";
+import { type Env, readSettings, type Settings, storeUrlFrom } from "../core/settings.js";
 import { openStore } from "../store/open.js";
-import { defaultStoreUrl, resolveHome } from "./config.js";
+import { locate } from "./config.js";
 import { Attachments } from "./engine/attachments.js";
 import { Checkpoints } from "./engine/checkpoints.js";
 import { createEngine, type Engine } from "./engine/engine.js";
@@ -30,8 +31,12 @@ export interface AfsOptions {
   home?: string;
   /** Store URL; default AFS_STORE or sqlite:<home>/afs.db. */
   store?: string;
-  /** Recorded on events and checkpoints; default the OS user. */
+  /** Recorded on events and checkpoints; default AFS_ACTOR, else the OS user. */
   actor?: string;
+  /** Where the AFS_* settings come from, read once here; default this process's environment. */
+  env?: Env;
+  /** The directory a relative home or SQLite store path is taken from; default this process's. */
+  cwd?: string;
 }
 
 export class Afs {
@@ -57,19 +62,34 @@ export class Afs {
   }
 
   static async open(options: AfsOptions = {}): Promise<Afs> {
-    const home = resolveHome(options.home);
-    const store = await openStore(options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home));
+    // The library's default: the one place below the CLI that reads this process's environment.
+    const settings = readSettings(options.env ?? process.env);
+    const { home, store: url } = locate(settings, options.cwd ?? process.cwd(), options);
+    const store = await openStore(url, { env: settings.env });
     // Every new directory points at the empty tree; keeping it stored makes that always valid.
     await store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
-    return new Afs(createEngine(home, store, options.actor ?? process.env.AFS_ACTOR ?? safeUser()));
+    return new Afs(createEngine(home, store, options.actor ?? settings.actor ?? safeUser(), settings));
   }
 
   /**
    * Copies workspaces with their whole history, and the tokens, from the store at `from` (only
-   * read) to the store at `to`, then checks the target like fsck (`afs migrate`).
+   * read) to the store at `to`, then checks the target like fsck (`afs migrate`). Relative SQLite
+   * paths are taken from `cwd`, a Redis password may come from `env` (defaults as for open).
    */
-  static migrate(from: string, to: string, options: MigrateOptions = {}): Promise<MigrateReport> {
-    return migrateStores(from, to, options);
+  static migrate(
+    from: string,
+    to: string,
+    options: MigrateOptions & { env?: Env; cwd?: string } = {},
+  ): Promise<MigrateReport> {
+    const { env, cwd, ...rest } = options;
+    const settings = readSettings(env ?? process.env);
+    const here = cwd ?? process.cwd();
+    return migrateStores(storeUrlFrom(from, here), storeUrlFrom(to, here), settings.env, rest);
+  }
+
+  /** What this engine read from its environment when it opened; nothing below reads process.env. */
+  get settings(): Settings {
+    return this.#engine.settings;
   }
 
   /** The data directory. */

@@ -104,6 +104,7 @@ async function writeAll(file: Awaited<ReturnType<typeof open>>, data: Buffer, po
   }
 }
 
+// A scratch buffer of zeros, grown as needed; process-wide on purpose (no caller's state).
 let zeros = Buffer.alloc(0);
 function isZero(piece: Buffer): boolean {
   if (piece.byteLength < 4096 || piece.byteLength > 8 * 1024 * 1024) return false;

@@ -2,8 +2,9 @@
 // attached directories).
 import { statSync } from "node:fs";
 import { readFile, rename, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { homedir, userInfo } from "node:os";
+import { join } from "node:path";
+import { homeOf, type Settings, storeUrlFrom } from "../core/settings.js";
 import { makeDirectory } from "../store/make-dir.js";
 
 export interface AfsConfig {
@@ -12,14 +13,34 @@ export interface AfsConfig {
   attachments?: Record<string, string>;
 }
 
-export const resolveHome = (home?: string): string => resolve(home ?? process.env.AFS_HOME ?? join(homedir(), ".afs"));
-
 export const defaultStoreUrl = (home: string): string => `sqlite:${join(home, "afs.db")}`;
+
+/**
+ * Where an engine's data is: the home (--home, else AFS_HOME, else ~/.afs) and the store URL
+ * (--store, else AFS_STORE, else the home's SQLite file), relative paths taken from `cwd`.
+ */
+export function locate(settings: Settings, cwd: string, given: { home?: string; store?: string } = {}) {
+  const home = homeOf(settings, cwd, accountHome, given.home);
+  return { home, store: storeUrlFrom(given.store ?? settings.store ?? defaultStoreUrl(home), cwd) };
+}
+
+/** The account's home directory, for when the settings name no HOME. */
+function accountHome(): string {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return homedir();
+  }
+}
 
 // The file is read on every volume a server opens (is the workspace attached?): keep the parsed
 // copy while the file's identity holds. writeConfig renames a new file into place, so any change,
 // from any process, gives a new inode.
+// Process-wide on purpose, not per engine: it is a memo of a file's content keyed by the file's
+// identity, the same answer for every caller (like the page cache), holding nobody's settings.
+// Bounded by the number of homes, so a resident afs serving many homes does not grow without end.
 const cached = new Map<string, { key: string; config: AfsConfig }>();
+const MAX_CACHED_HOMES = 64;
 
 export async function readConfig(home: string): Promise<AfsConfig> {
   const file = join(home, "config.json");
@@ -32,6 +53,8 @@ export async function readConfig(home: string): Promise<AfsConfig> {
     const hit = cached.get(file);
     if (hit?.key === key) return structuredClone(hit.config);
     const config = JSON.parse(await readFile(file, "utf8")) as AfsConfig;
+    cached.delete(file);
+    if (cached.size >= MAX_CACHED_HOMES) cached.delete(cached.keys().next().value as string);
     cached.set(file, { key, config });
     return structuredClone(config);
   } catch (e) {

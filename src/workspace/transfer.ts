@@ -6,6 +6,7 @@ import { join, relative, sep } from "node:path";
 import { DIR_MODE, type Entry } from "../core/entry.js";
 import { AfsError, toAfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
+import type { Env } from "../core/settings.js";
 import { makeDirectory } from "../store/make-dir.js";
 import type { Store } from "../store/store.js";
 import { type DiskEntry, scanTree } from "../volume/dir-scan.js";
@@ -37,7 +38,7 @@ export interface ImportOptions {
 }
 
 /** The cap from AFS_MAX_FILE_BYTES (a byte count), else DEFAULT_MAX_FILE_BYTES. */
-export function maxFileBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+export function maxFileBytesFrom(env: Env): number {
   const raw = env.AFS_MAX_FILE_BYTES;
   if (raw === undefined || raw === "") return DEFAULT_MAX_FILE_BYTES;
   const n = Number(raw);
@@ -106,9 +107,11 @@ export async function importTree(
   store: Store,
   root: string,
   options: ImportOptions = {},
+  /** The engine's settings (AFS_MAX_FILE_BYTES when options give no cap). */
+  env: Env = {},
 ): Promise<{ root: Hash; files: number; bytes: number; skipped: SkippedFile[] }> {
   const { onProgress, strict = false } = options;
-  const maxFileBytes = options.maxFileBytes ?? maxFileBytesFromEnv();
+  const maxFileBytes = options.maxFileBytes ?? maxFileBytesFrom(env);
   let scanned: DiskEntry[];
   try {
     const st = await lstat(root);

@@ -3,7 +3,7 @@
 // would, with a socket directory of this file's own; answers are compared with the same command
 // run by the process itself (AFS_DAEMON=off).
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -35,6 +35,8 @@ async function until(what: string, test: () => boolean, ms = 15_000): Promise<vo
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
   }
 }
+
+const pick = (r: Run) => ({ status: r.status, stdout: r.stdout, stderr: r.stderr });
 
 /** Runs a command both ways and expects the same status, stdout and stderr. */
 function same(args: readonly string[]): Run {
@@ -123,6 +125,37 @@ describe("the resident afs", () => {
       });
     }
     expect(status().served).toBe(served + asks.length);
+  });
+
+  it("answers an fs ls while a long regex search runs, instead of after it", async () => {
+    // 200 names for one large text (hard links: one file on disk): a regex with no literal to look
+    // for is tried on every line of every copy, seconds of work.
+    const tree = afs.tmp("slow-tree");
+    mkdirSync(tree);
+    const line = (i: number): string => `${String(i).padStart(6, "0")} the quick brown fox jumps over the lazy dog\n`;
+    writeFileSync(join(tree, "f0.txt"), Array.from({ length: 20_000 }, (_, i) => line(i)).join(""));
+    for (let i = 1; i < 200; i++) linkSync(join(tree, "f0.txt"), join(tree, `f${i}.txt`));
+    afs.ok(["ws", "import", "slow", tree]);
+    const search = ["fs", "grep", "-c", "-v", "-E", "([a-z]+ ){3}[0-9]+$", "--workspace", "slow"];
+    resident(["daemon", "start"]);
+    // Once first, so what follows is the search itself (its index built, its texts read).
+    const started = Date.now();
+    const warm = resident(search);
+    const took = Date.now() - started;
+    expect(warm.stdout.split("\n").filter(Boolean)).toHaveLength(200);
+    const served = status().served ?? 0;
+
+    const slow = afs.start(search, { env: on });
+    // Long enough for the search to reach the resident afs, well before it can be done.
+    await sleep(Math.min(500, took / 4));
+    const ls = afs.start(["fs", "ls", "/src"], { env: on });
+    const first = await Promise.race([slow.then(() => "search"), ls.then(() => "ls")]);
+    expect(first, `the search alone takes ${took} ms`).toBe("ls");
+    const [s, l] = await Promise.all([slow, ls]);
+    expect({ status: l.status, stdout: l.stdout, stderr: l.stderr }).toEqual({ ...pick(alone(["fs", "ls", "/src"])) });
+    expect({ status: s.status, stdout: s.stdout, stderr: s.stderr }).toEqual({ ...pick(warm) });
+    // Both were answered by the resident afs, not by processes of their own.
+    expect(status().served).toBe(served + 2);
   });
 
   it("passes errors back with their message and exit status", async () => {

@@ -3,10 +3,10 @@
 // loaded only when the command runs, so other commands do not pay for the ACP SDK).
 import type { Command } from "commander";
 import { APPROVAL_MODES } from "../../access/approvals.js";
-import { globals, withAfs, workspaceOption } from "../context.js";
+import { globals, type Io, workspaceOption } from "../context.js";
 import { leaf } from "./leaf.js";
 
-export function registerAcp(program: Command): void {
+export function registerAcp(program: Command, io: Io): void {
   workspaceOption(leaf(program, "acp", "run an ACP agent on a directory, every turn checkpointed", false))
     .usage("[options] -- AGENT [ARGS...]")
     .argument("<agent...>", "the agent's command line, after --")
@@ -16,6 +16,8 @@ export function registerAcp(program: Command): void {
     .option("--init-timeout <seconds>", "how long the agent may take to answer initialize", "30")
     .option("--adopt", "with -w: take an existing workspace that is not attached yet (its live state becomes DIR's)")
     .action((agent: string[], flags, cmd: Command) =>
-      withAfs(cmd, async (afs) => (await import("../acp-run.js")).runAcp(afs, agent, flags, globals(cmd).workspace)),
+      io.withAfs(cmd, async (afs) =>
+        (await import("../acp-run.js")).runAcp(afs, agent, flags, globals(cmd).workspace, io),
+      ),
     );
 }

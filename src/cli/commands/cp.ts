@@ -3,8 +3,8 @@ import type { Command } from "commander";
 import type { DiffResult } from "../../workspace/afs.js";
 import type { CheckpointInfo } from "../../workspace/context.js";
 import type { Change } from "../../workspace/diff.js";
-import { withWorkspace, workspaceOption } from "../context.js";
-import { emit, type JsonFlag, shortTime, table } from "../output.js";
+import { type Io, workspaceOption } from "../context.js";
+import { type JsonFlag, table } from "../output.js";
 import { leaf } from "./leaf.js";
 
 const describe = (cp: CheckpointInfo): string[] => [
@@ -42,16 +42,16 @@ const withoutPatches = (d: DiffResult): DiffResult => ({
   changes: d.changes.map(({ patch: _, ...rest }) => rest),
 });
 
-export function registerCheckpointCommands(program: Command): void {
+export function registerCheckpointCommands(program: Command, io: Io): void {
   const cp = program.command("cp").description("checkpoints: named, immutable snapshots of a workspace");
   const scoped = (spec: string, description: string): Command => workspaceOption(leaf(cp, spec, description));
 
   scoped("create [name]", "checkpoint the live state (a clean workspace keeps its head)")
     .option("--description <text>", "what this checkpoint captures")
     .action((name: string | undefined, flags: JsonFlag & { description?: string }, cmd: Command) =>
-      withWorkspace(cmd, async (afs, ws) => {
+      io.withWorkspace(cmd, async (afs, ws) => {
         const result = await afs.checkpoints.create(ws, { name, description: flags.description });
-        emit(flags, result, (r) =>
+        io.emit(flags, result, (r) =>
           r.created
             ? `created checkpoint ${r.checkpoint.name} in ${ws}`
             : `nothing to checkpoint: ${ws} has no live changes (head is ${r.checkpoint.name})`,
@@ -60,16 +60,16 @@ export function registerCheckpointCommands(program: Command): void {
     );
 
   scoped("list", "list checkpoints, newest first (* marks head)").action((flags: JsonFlag, cmd: Command) =>
-    withWorkspace(cmd, async (afs, ws) => {
+    io.withWorkspace(cmd, async (afs, ws) => {
       const [list, info] = await Promise.all([afs.checkpoints.list(ws), afs.workspaces.get(ws)]);
-      emit(flags, list, (l) =>
+      io.emit(flags, list, (l) =>
         table(
           ["", "NAME", "KIND", "CREATED", "ACTOR", "DESCRIPTION"],
           l.map((c) => [
             c.name === info.head ? "*" : "",
             c.name,
             c.kind,
-            shortTime(c.created_at),
+            io.time(c.created_at),
             c.actor,
             c.description,
           ]),
@@ -79,23 +79,23 @@ export function registerCheckpointCommands(program: Command): void {
   );
 
   scoped("show <name>", "show one checkpoint").action((name: string, flags: JsonFlag, cmd: Command) =>
-    withWorkspace(cmd, async (afs, ws) => emit(flags, await afs.checkpoints.get(ws, name), describe)),
+    io.withWorkspace(cmd, async (afs, ws) => io.emit(flags, await afs.checkpoints.get(ws, name), describe)),
   );
 
   scoped("diff <base> [target]", "changes from checkpoint BASE to TARGET (default: the live state)")
     .option("--stat", "only the list of changed paths and the summary")
     .action((base: string, target: string | undefined, flags: JsonFlag & { stat?: boolean }, cmd: Command) =>
-      withWorkspace(cmd, async (afs, ws) => {
+      io.withWorkspace(cmd, async (afs, ws) => {
         const d = await afs.checkpoints.diff(ws, base, target);
-        emit(flags, flags.stat ? withoutPatches(d) : d, (r) => renderDiff(r, flags.stat === true));
+        io.emit(flags, flags.stat ? withoutPatches(d) : d, (r) => renderDiff(r, flags.stat === true));
       }),
     );
 
   scoped("restore <name>", "make a checkpoint the live state (live changes are saved first)").action(
     (name: string, flags: JsonFlag, cmd: Command) =>
-      withWorkspace(cmd, async (afs, ws) => {
+      io.withWorkspace(cmd, async (afs, ws) => {
         const result = await afs.checkpoints.restore(ws, name);
-        emit(flags, result, (r) =>
+        io.emit(flags, result, (r) =>
           r.safety
             ? `restored ${ws} to ${r.checkpoint.name}; the live changes were saved as checkpoint ${r.safety.name}`
             : `restored ${ws} to ${r.checkpoint.name}`,
@@ -104,9 +104,9 @@ export function registerCheckpointCommands(program: Command): void {
   );
 
   scoped("delete <name>", "delete a checkpoint (not the head)").action((name: string, flags: JsonFlag, cmd: Command) =>
-    withWorkspace(cmd, async (afs, ws) => {
+    io.withWorkspace(cmd, async (afs, ws) => {
       await afs.checkpoints.delete(ws, name);
-      emit(flags, { workspace: ws, deleted: name }, () => `deleted checkpoint ${name} from ${ws}`);
+      io.emit(flags, { workspace: ws, deleted: name }, () => `deleted checkpoint ${name} from ${ws}`);
     }),
   );
 }

@@ -4,8 +4,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { AfsError } from "../../core/errors.js";
+import type { Env } from "../../core/settings.js";
+import type { Io, ProgramRunner } from "../context.js";
 import { ExitStatus } from "../errors.js";
-import { bytes, emit, type JsonFlag, plural } from "../output.js";
+import { bytes, type JsonFlag, plural } from "../output.js";
 import { ask, startResident } from "../resident/client.js";
 import { residentDisabled, socketPath } from "../resident/socket.js";
 import { leaf } from "./leaf.js";
@@ -26,8 +28,8 @@ interface Status {
   external_bytes?: number;
 }
 
-function socketOrThrow(): string {
-  const socket = socketPath();
+function socketOrThrow(env: Env): string {
+  const socket = socketPath(env);
   if (socket === undefined) {
     throw new AfsError(
       "PERMISSION_DENIED",
@@ -66,7 +68,8 @@ const describe = (s: Status): string =>
     ? `running: pid ${s.pid}, up ${Math.round((s.uptime_ms ?? 0) / 1000)} s, ${plural(s.served ?? 0, "command")} answered, ${plural(s.stores ?? 0, "store")} open, ${bytes(s.rss_bytes ?? 0)} resident memory (${s.socket})`
     : `not running (${s.socket})`;
 
-export function registerDaemon(program: Command): void {
+/** `runner`: the command line the resident afs runs for its clients (given, so nothing here imports program.ts). */
+export function registerDaemon(program: Command, io: Io, runner: ProgramRunner): void {
   const daemon = program
     .command("daemon")
     .description("the resident afs that answers fs grep, glob, ls and query for short-lived afs processes");
@@ -78,21 +81,28 @@ export function registerDaemon(program: Command): void {
       parseIdle,
     )
     .action(async (flags: { idle?: number }) => {
-      const socket = socketOrThrow();
-      const idle = flags.idle ?? parseIdle(process.env.AFS_DAEMON_IDLE ?? String(DEFAULT_IDLE_SECONDS));
+      const socket = socketOrThrow(io.env);
+      const idle = flags.idle ?? parseIdle(io.env.AFS_DAEMON_IDLE ?? String(DEFAULT_IDLE_SECONDS));
       const { serveResident } = await import("../resident/server.js");
-      await serveResident({ socket, idleMs: idle * 1000 });
+      await serveResident({
+        socket,
+        idleMs: idle * 1000,
+        runner,
+        env: io.env,
+        cwd: io.cwd,
+        hold: (stores) => io.hold(stores),
+      });
     });
 
   leaf(daemon, "start", "start it in the background (a search also starts it when none runs)").action(
     async (flags: JsonFlag) => {
-      if (residentDisabled()) {
+      if (residentDisabled(io.env)) {
         throw new AfsError("INVALID_ARGUMENT", "AFS_DAEMON is off; unset it to use the resident afs");
       }
-      const socket = socketOrThrow();
+      const socket = socketOrThrow(io.env);
       let now = await status(socket);
       if (!now.running) {
-        await startResident();
+        await startResident(io.env);
         // It answers once it has bound its socket; give it a few seconds on a busy machine.
         for (let waited = 0; !now.running && waited < 10_000; waited += 50) {
           await sleep(50);
@@ -101,21 +111,21 @@ export function registerDaemon(program: Command): void {
         if (!now.running)
           throw new AfsError("IO_ERROR", `the resident afs did not start; try afs daemon run to see why`);
       }
-      emit(flags, now, describe);
+      io.emit(flags, now, describe);
     },
   );
 
   leaf(daemon, "stop", "stop it (the command it is answering finishes first)").action(async (flags: JsonFlag) => {
-    const socket = socketOrThrow();
+    const socket = socketOrThrow(io.env);
     const before = await status(socket);
     if (before.running) await ask(socket, { kind: "stop" }, { stdout: () => true, stderr: () => true });
-    emit(flags, { stopped: before.running, socket }, (r) => (r.stopped ? "stopped" : `not running (${r.socket})`));
+    io.emit(flags, { stopped: before.running, socket }, (r) => (r.stopped ? "stopped" : `not running (${r.socket})`));
   });
 
   leaf(daemon, "status", "whether it runs, since when, and how much it has answered").action(
     async (flags: JsonFlag) => {
-      const now = await status(socketOrThrow());
-      emit(flags, now, describe);
+      const now = await status(socketOrThrow(io.env));
+      io.emit(flags, now, describe);
       if (!now.running && !flags.json) throw new ExitStatus(3);
     },
   );

@@ -5,23 +5,23 @@ import type { Command } from "commander";
 import { AfsError } from "../../core/errors.js";
 import { mustStat, normalizePath } from "../../ops/common.js";
 import type { Volume } from "../../volume/volume.js";
-import { withWorkspace, workspaceOption } from "../context.js";
-import { emit, type JsonFlag, write } from "../output.js";
+import { type Io, workspaceOption } from "../context.js";
+import type { JsonFlag } from "../output.js";
 import { leaf } from "./leaf.js";
 
 /** Registers `cat` on the `fs` group. */
-export function registerFsCat(fs: Command): void {
+export function registerFsCat(fs: Command, io: Io): void {
   workspaceOption(leaf(fs, "cat", "write a file's bytes to stdout (binary too)"))
     .argument("<path>", "the file to print")
     .action((path: string, flags: JsonFlag, cmd: Command) =>
-      withWorkspace(cmd, async (afs, workspace) => {
+      io.withWorkspace(cmd, async (afs, workspace) => {
         const volume = await afs.workspaces.volume(workspace);
         if (flags.json) {
           const { read } = await import("../../ops/read.js");
-          emit(flags, await read(volume, { path }), () => []);
+          io.emit(flags, await read(volume, { path }), () => []);
           return;
         }
-        write(await catBytes(volume, normalizePath(path)));
+        io.write(await catBytes(volume, normalizePath(path)));
       }),
     );
 }

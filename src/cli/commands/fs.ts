@@ -6,29 +6,30 @@ import type { EntryItem } from "../../ops/common.js";
 import type { GrepResult } from "../../ops/grep.js";
 import type { QueryResult } from "../../ops/query.js";
 import type { MutationResult } from "../../volume/volume.js";
-import { bytes, plural, shortTime, table, warn, writePiece } from "../output.js";
+import type { Io } from "../context.js";
+import { bytes, plural, table } from "../output.js";
 
 /** Registers one subcommand on the `fs` group (its operation already imported). */
-type Leaf = (fs: Command) => void;
+type Leaf = (fs: Command, io: Io) => void;
 
 const short = (hash: string | null): string => (hash ? hash.slice(0, 12) : "-");
 const wrote = (verb: string, r: MutationResult): string =>
   `${verb} ${r.path} (${bytes(r.size)}, sha256 ${short(r.sha256)})`;
 
-const listing = (items: readonly EntryItem[]): string[] =>
+const listing = (items: readonly EntryItem[], io: Io): string[] =>
   table(
     ["KIND", "SIZE", "MODIFIED", "PATH"],
     items.map((i) => [
       i.kind,
       i.kind === "dir" ? "-" : String(i.size),
-      shortTime(i.modified_at),
+      io.time(i.modified_at),
       i.kind === "dir" ? `${i.path}/` : i.target !== undefined ? `${i.path} -> ${i.target}` : i.path,
     ]),
   );
 
-function renderQuery(r: QueryResult): string[] {
+function renderQuery(r: QueryResult, _args: unknown, io: Io): string[] {
   // Warnings go to stderr so stdout stays the results.
-  for (const w of r.warnings) warn(`afs: warning: ${w}\n`);
+  for (const w of r.warnings) io.warn(`afs: warning: ${w}\n`);
   const explained = new Map((r.explain?.results ?? []).map((e) => [`${e.path}\0${e.chunk_id}`, e]));
   return r.results.flatMap((h) => {
     const e = explained.get(`${h.path}\0${h.chunk_id}`);
@@ -54,15 +55,15 @@ const opCommand = () => import("../op-command.js");
 const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
   ls: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/list.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "ls",
         summary: "list a directory",
         schema: op.listArgs,
         run: op.list,
         positionals: { path: "path" },
         flags: { "--depth <n>": "depth" },
-        render: (r) => listing(r.items),
+        render: (r, _args, io) => listing(r.items, io),
       });
   },
 
@@ -78,20 +79,21 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
     // Printed as it is read, a window of any size in bounded memory; with --json the answer is one
     // object held whole, so it is capped like a read over any other face (AFS_MAX_READ_BYTES).
     const hint = `or print the lines without --json; ${LIMIT_ENV.maxReadBytes} raises the limit`;
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "lines",
         summary: "print lines START to END of a text file (END default: the last line)",
         schema: op.linesArgs,
-        run: (volume, args) => op.lines(volume, args, { maxContentBytes: resolveLimits().maxReadBytes, hint }),
-        stream: async (volume, args) => {
+        run: (volume, args, { io }) =>
+          op.lines(volume, args, { maxContentBytes: resolveLimits({}, io.env).maxReadBytes, hint }),
+        stream: async (volume, args, io) => {
           // The file's bytes as they are, line endings included; an unterminated last line gets one.
           let last = 0x0a;
           await op.streamLines(volume, args, (bytes) => {
             last = bytes[bytes.length - 1] ?? last;
-            return writePiece(bytes);
+            return io.writePiece(bytes);
           });
-          if (last !== 0x0a) await writePiece("\n");
+          if (last !== 0x0a) await io.writePiece("\n");
         },
         positionals: { path: "path", start: "start", end: "end" },
         render: (r) => r.content.replace(/\r?\n$/, ""),
@@ -100,8 +102,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   glob: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/glob.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "glob",
         summary: "find entries whose name (or relative path, when PATTERN has a /) matches a glob",
         schema: op.globArgs,
@@ -118,13 +120,13 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
       import("../../ops/grep.js"),
       import("../../ops/grep-text.js"),
     ]);
-    const render = (r: GrepResult): string[] => {
+    const render = (r: GrepResult, _args: unknown, io: Io): string[] => {
       // The note goes to stderr so stdout stays the results.
-      if (r.cursor) warn(`afs: more results; continue with --cursor ${r.cursor}\n`);
+      if (r.cursor) io.warn(`afs: more results; continue with --cursor ${r.cursor}\n`);
       return grepText(r);
     };
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "grep",
         summary: "search text files for lines matching PATTERN (a fixed string unless --regexp or --glob)",
         schema: op.grepArgs,
@@ -156,8 +158,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   query: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/query.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "query",
         summary:
           "rank files for a question or concept (keyword BM25, fused with semantic search when embeddings are configured)",
@@ -182,8 +184,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   write: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/write.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "write",
         summary: "replace a file's whole content (creating it and its parents)",
         schema: op.writeArgs,
@@ -197,8 +199,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   create: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/create-exclusive.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "create",
         summary: "create a file only if nothing exists at PATH (fails with ALREADY_EXISTS otherwise)",
         schema: op.createExclusiveArgs,
@@ -211,8 +213,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   replace: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/replace.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "replace",
         summary: "replace an exact piece of text (it must match once unless --all or --expected-occurrences)",
         schema: op.replaceArgs,
@@ -234,8 +236,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   insert: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/insert.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "insert",
         summary: "insert lines after LINE (0 = at the beginning, -1 = at the end)",
         schema: op.insertArgs,
@@ -249,8 +251,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   "delete-lines": async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/delete-lines.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "delete-lines",
         summary: "delete lines START to END, inclusive (-1 = the last line)",
         schema: op.deleteLinesArgs,
@@ -263,8 +265,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   patch: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/patch.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "patch",
         summary: "apply several edits to one file at once, all or nothing",
         schema: op.patchArgs,
@@ -278,8 +280,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   rm: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/delete.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "rm",
         summary: "delete a file, symlink or directory",
         schema: op.deleteArgs,
@@ -292,8 +294,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   mkdir: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/mkdir.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "mkdir",
         summary: "create a directory and any missing parents",
         schema: op.mkdirArgs,
@@ -305,8 +307,8 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
 
   mv: async () => {
     const [{ registerOp }, op] = await Promise.all([opCommand(), import("../../ops/rename.js")]);
-    return (fs) =>
-      registerOp(fs, {
+    return (fs, io) =>
+      registerOp(fs, io, {
         name: "mv",
         summary: "move a file, symlink or directory",
         schema: op.renameArgs,
@@ -322,13 +324,13 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
  * The `fs` group: only `sub` when it names a subcommand (the one about to run), else all of them
  * (help, `afs fs help ls`, a typo that commander answers with the list).
  */
-export async function fsGroup(sub: string | undefined): Promise<(program: Command) => void> {
+export async function fsGroup(sub: string | undefined): Promise<(program: Command, io: Io) => void> {
   const chosen = Object.entries(FS_COMMANDS).filter(
     ([name]) => sub === undefined || !Object.hasOwn(FS_COMMANDS, sub) || name === sub,
   );
   const leaves = await Promise.all(chosen.map(([, load]) => load()));
-  return (program) => {
+  return (program, io) => {
     const fs = program.command("fs").description("read and edit files in a workspace's live state");
-    for (const leaf of leaves) leaf(fs);
+    for (const leaf of leaves) leaf(fs, io);
   };
 }

@@ -2,8 +2,8 @@
 // content index) against the workspaces' live files. Without -w, every workspace.
 import type { Command } from "commander";
 import type { IndexStatus } from "../../workspace/search-indexes.js";
-import { globals, withAfs } from "../context.js";
-import { bytes, emit, type JsonFlag, plural, table } from "../output.js";
+import { globals, type Io } from "../context.js";
+import { bytes, type JsonFlag, plural, table } from "../output.js";
 import { type ProgressBar, progressBar } from "../progress.js";
 import { leaf } from "./leaf.js";
 
@@ -42,7 +42,7 @@ function renderStatus(s: IndexStatus): string[] {
   ];
 }
 
-export function registerIndexCommands(program: Command): void {
+export function registerIndexCommands(program: Command, io: Io): void {
   const index = program
     .command("index")
     .description("show and build the search indexes (file_query chunks and vectors, file_grep content index)");
@@ -50,8 +50,8 @@ export function registerIndexCommands(program: Command): void {
   leaf(index, "status", "what the indexes hold against the workspaces' live files (all workspaces unless -w)")
     .option("-w, --workspace <name>", "only this workspace")
     .action((flags: JsonFlag, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
-        emit(flags, await afs.indexes.status(chosenWorkspaces(cmd)), renderStatus);
+      io.withAfs(cmd, async (afs) => {
+        io.emit(flags, await afs.indexes.status(chosenWorkspaces(cmd)), renderStatus);
       }),
     );
 
@@ -63,7 +63,7 @@ export function registerIndexCommands(program: Command): void {
       .option("-w, --workspace <name>", "only this workspace's files (default: every workspace)")
       .option("--embeddings", "also compute missing vectors with the configured embedding provider")
       .action((flags: BuildFlags, cmd: Command) =>
-        withAfs(cmd, async (afs) => {
+        io.withAfs(cmd, async (afs) => {
           // Stages run one after another: each new stage stops the previous stage's bar.
           let current: { stage: keyof typeof STAGES; bar: ProgressBar } | undefined;
           const result = await afs.indexes
@@ -73,13 +73,16 @@ export function registerIndexCommands(program: Command): void {
               onProgress: (stage, done, total) => {
                 if (current?.stage !== stage) {
                   current?.bar.stop();
-                  current = { stage, bar: progressBar(STAGES[stage], stage === "vectors" ? String : bytes) };
+                  current = {
+                    stage,
+                    bar: progressBar(STAGES[stage], io.invocation.stderr, stage === "vectors" ? String : bytes),
+                  };
                 }
                 current.bar.update?.(done, total);
               },
             })
             .finally(() => current?.bar.stop());
-          emit(flags, result, (r) => [
+          io.emit(flags, result, (r) => [
             `${plural(r.workspaces.length, "workspace")}: ${plural(r.blobs, "distinct content")} (${bytes(r.bytes)})`,
             `chunks: ${r.chunks.blobs_added} contents chunked in ${(r.chunks.ms / 1000).toFixed(1)} s`,
             `content index: ${r.text.indexed} contents (${bytes(r.text.bytes)}) indexed in ${(r.text.ms / 1000).toFixed(1)} s`,

@@ -1,19 +1,19 @@
 // `afs gc`, `afs fsck`, `afs status`: store-wide housekeeping and a look at where things are.
 import { type Command, InvalidArgumentError } from "commander";
-import { withAfs } from "../context.js";
+import type { Io } from "../context.js";
 import { ExitStatus } from "../errors.js";
-import { bytes, emit, type JsonFlag, plural } from "../output.js";
+import { bytes, type JsonFlag, plural } from "../output.js";
 import { leaf } from "./leaf.js";
 
-export function registerMaintenanceCommands(program: Command): void {
+export function registerMaintenanceCommands(program: Command, io: Io): void {
   leaf(program, "gc", "delete stored content no checkpoint or live state uses")
     .option("--grace <seconds>", "keep objects younger than this (default: one hour)", parseSeconds)
     .option("--repack", "then re-encode content stored in an older format, so range reads inflate less")
     .action((flags: JsonFlag & { grace?: number; repack?: boolean }, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         const graceMs = flags.grace === undefined ? undefined : flags.grace * 1000;
         const result = await afs.maintenance.gc({ graceMs, repack: flags.repack === true });
-        emit(flags, result, (r) => {
+        io.emit(flags, result, (r) => {
           const lines = [
             `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees; swept ${plural(r.chunks_deleted, "unused chunk")} (${bytes(r.chunk_bytes_freed)})`,
           ];
@@ -33,9 +33,9 @@ export function registerMaintenanceCommands(program: Command): void {
 
   leaf(program, "fsck", "verify the store: every referenced object present and matching its hash").action(
     (flags: JsonFlag, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         const result = await afs.maintenance.fsck();
-        emit(flags, result, (r) =>
+        io.emit(flags, result, (r) =>
           r.ok
             ? `ok: ${plural(r.trees_checked, "tree")} and ${plural(r.blobs_checked, "blob")} checked`
             : [...r.problems, `${plural(r.problems.length, "problem")} found`],
@@ -46,8 +46,8 @@ export function registerMaintenanceCommands(program: Command): void {
 
   leaf(program, "status", "version, data directory, store and current workspace").action(
     (flags: JsonFlag, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
-        emit(flags, await afs.maintenance.status(), (s) => [
+      io.withAfs(cmd, async (afs) => {
+        io.emit(flags, await afs.maintenance.status(), (s) => [
           `afs ${s.version}`,
           `home       ${s.home}`,
           `store      ${s.store}`,

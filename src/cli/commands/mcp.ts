@@ -5,23 +5,28 @@ import { bindSession } from "../../access/binding.js";
 import { resolveLimits } from "../../access/limits.js";
 import { DEFAULT_PROFILE, PROFILES, type Profile, parseProfile } from "../../access/profiles.js";
 import type { Afs } from "../../workspace/afs.js";
-import { globalOptions, globals, withAfs, workspaceOption } from "../context.js";
+import { globalOptions, globals, type Io, workspaceOption } from "../context.js";
 
-export function registerMcp(program: Command): void {
+export function registerMcp(program: Command, io: Io): void {
   workspaceOption(globalOptions(program.command("mcp"), true))
     .description("serve the afs tools to an MCP host over stdio")
     .option("--profile <profile>", `what the host may do: ${PROFILES.join(", ")}`, DEFAULT_PROFILE)
     .action((flags: { profile: string }, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         const profile = parseProfile(flags.profile);
         // --workspace, $AFS_WORKSPACE or the current one; required when the profile is bound.
-        const workspace = await bindSession(afs, { profile, requested: globals(cmd).workspace, fallback: true });
-        await serveStdio(afs, profile, workspace);
+        const workspace = await bindSession(afs, {
+          profile,
+          requested: globals(cmd).workspace,
+          fallback: true,
+          env: io.env,
+        });
+        await serveStdio(afs, profile, workspace, io);
       }),
     );
 }
 
-async function serveStdio(afs: Afs, profile: Profile, workspace: string | null): Promise<void> {
+async function serveStdio(afs: Afs, profile: Profile, workspace: string | null, io: Io): Promise<void> {
   // Loaded here, not at the top: every other afs command would pay for the SDK and the tool table.
   const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
     import("../../protocols/mcp/server.js"),
@@ -33,18 +38,17 @@ async function serveStdio(afs: Afs, profile: Profile, workspace: string | null):
     workspace,
     pinned: false,
     transport: "stdio",
-    limits: resolveLimits(),
+    limits: resolveLimits({}, afs.settings.env),
   });
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
   });
   await server.connect(new StdioServerTransport());
+  // The protocol owns this process's own stdin and stdout (afs mcp is never run for another caller).
   // The transport never notices the host going away; end of stdin is that signal.
   process.stdin.once("end", () => void server.close());
   // A host that closes our stdout (EPIPE) has gone too: stop instead of crashing on the write.
   process.stdout.on("error", () => void server.close());
-  process.stderr.write(
-    `afs mcp: serving ${workspace ? `workspace ${workspace}` : "no workspace"} with profile ${profile}\n`,
-  );
+  io.warn(`afs mcp: serving ${workspace ? `workspace ${workspace}` : "no workspace"} with profile ${profile}\n`);
   await closed;
 }

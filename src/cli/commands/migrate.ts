@@ -1,9 +1,9 @@
 // `afs migrate --from STORE --to STORE`: copies workspaces with their history and the tokens
 // between stores (SQLite ⇄ Redis), with a progress bar, and checks the target afterwards.
 import type { Command } from "commander";
-import { Afs } from "../../workspace/afs.js";
+import type { Io } from "../context.js";
 import { ExitStatus } from "../errors.js";
-import { bytes, emit, type JsonFlag, plural } from "../output.js";
+import { bytes, type JsonFlag, plural } from "../output.js";
 import { progressBar } from "../progress.js";
 import { leaf } from "./leaf.js";
 
@@ -13,7 +13,7 @@ interface MigrateFlags extends JsonFlag {
   workspace: string[];
 }
 
-export function registerMigrate(program: Command): void {
+export function registerMigrate(program: Command, io: Io): void {
   leaf(program, "migrate", "copy workspaces (with their whole history) and tokens from one store to another")
     .requiredOption("--from <url>", "the store to copy from (read only)")
     .requiredOption("--to <url>", "the store to copy into (created when it is a new SQLite file)")
@@ -24,14 +24,18 @@ export function registerMigrate(program: Command): void {
       [],
     )
     .action(async (flags: MigrateFlags) => {
-      const bar = progressBar("copying");
+      const bar = progressBar("copying", io.invocation.stderr);
       try {
+        // Relative SQLite paths are the caller's directory's files; a Redis password may come from its settings.
+        const { Afs } = await import("../../workspace/afs.js");
         const { from, to, ...result } = await Afs.migrate(flags.from, flags.to, {
           workspaces: flags.workspace,
           onProgress: bar.update,
+          env: io.env,
+          cwd: io.cwd,
         });
         bar.stop();
-        emit(flags, result, (r) => [
+        io.emit(flags, result, (r) => [
           `copied ${plural(r.workspaces.length, "workspace")} (${plural(r.checkpoints, "checkpoint")}, ${plural(r.events, "event")}) from ${from} to ${to}`,
           `objects: ${plural(r.blobs_copied, "blob")} copied (${bytes(r.bytes_copied)}), ${r.objects_present} already there, ${plural(r.trees, "tree")}`,
           `tokens: ${r.tokens_copied} copied, ${r.tokens_present} already there`,

@@ -5,7 +5,7 @@ import { bindSession } from "../../access/binding.js";
 import { resolveLimits } from "../../access/limits.js";
 import { PROFILES, parseProfile } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
-import { globals, withAfs, workspaceOption } from "../context.js";
+import { globals, type Io, workspaceOption } from "../context.js";
 import { leaf } from "./leaf.js";
 
 interface ServeFlags {
@@ -20,7 +20,7 @@ interface ServeFlags {
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-export function registerServe(program: Command): void {
+export function registerServe(program: Command, io: Io): void {
   workspaceOption(leaf(program, "serve", "serve the afs tools over MCP Streamable HTTP at /mcp", false))
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <port>", "port to listen on (0 picks a free one)", "8091")
@@ -39,14 +39,19 @@ export function registerServe(program: Command): void {
     )
     .option("--public-url <url>", "the server's URL as clients see it (behind a proxy)")
     .action((flags: ServeFlags, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         const port = Number(flags.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) {
           throw new AfsError("INVALID_ARGUMENT", `--port must be 0-65535; got ${flags.port}`);
         }
         const profile = parseProfile(flags.profile);
         // Only the --auth none session uses it; a token brings its own workspace.
-        const workspace = await bindSession(afs, { profile, requested: globals(cmd).workspace, fallback: false });
+        const workspace = await bindSession(afs, {
+          profile,
+          requested: globals(cmd).workspace,
+          fallback: false,
+          env: io.env,
+        });
         // Loaded here: other commands should not pay for the HTTP server and the MCP SDK.
         const { serveHttp } = await import("../../server/http-server.js");
         const serving = await serveHttp({
@@ -59,14 +64,14 @@ export function registerServe(program: Command): void {
           allowedHosts: flags.allowedHost,
           allowedOrigins: flags.allowedOrigin,
           publicUrl: flags.publicUrl,
-          limits: resolveLimits(),
+          limits: resolveLimits({}, afs.settings.env),
         });
         if (flags.auth === "none") {
-          process.stderr.write(
+          io.warn(
             `afs serve: WARNING --auth none: no authentication, for local development only (profile ${profile})\n`,
           );
         }
-        process.stderr.write(`afs serve: listening on ${serving.url}\n`);
+        io.warn(`afs serve: listening on ${serving.url}\n`);
         await serving.closed;
       }),
     );

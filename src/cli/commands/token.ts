@@ -3,8 +3,8 @@ import { type Command, Option } from "commander";
 import { PROFILES } from "../../access/profiles.js";
 import { issueToken, revokeToken, tokenInfo } from "../../access/tokens.js";
 import { AfsError } from "../../core/errors.js";
-import { globals, withAfs, workspaceOption } from "../context.js";
-import { emit, type JsonFlag, shortTime, table } from "../output.js";
+import { globals, type Io, workspaceOption } from "../context.js";
+import { type JsonFlag, table } from "../output.js";
 import { leaf } from "./leaf.js";
 
 interface IssueFlags extends JsonFlag {
@@ -14,7 +14,7 @@ interface IssueFlags extends JsonFlag {
   expiresAt?: string;
 }
 
-export function registerTokenCommands(program: Command): void {
+export function registerTokenCommands(program: Command, io: Io): void {
   const token = program.command("token").description("bearer tokens for afs serve");
 
   workspaceOption(leaf(token, "issue", "issue a token and print its secret (shown only this once)"))
@@ -28,7 +28,7 @@ export function registerTokenCommands(program: Command): void {
     .option("--name <name>", "a name to recognise the token by")
     .option("--expires-at <iso>", "when the token stops working, e.g. 2030-01-31T12:00:00Z")
     .action((flags: IssueFlags, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         const workspace = globals(cmd).workspace;
         if (flags.controlPlane && workspace !== undefined) {
           throw new AfsError("INVALID_ARGUMENT", "give either --workspace or --control-plane, not both");
@@ -44,9 +44,9 @@ export function registerTokenCommands(program: Command): void {
           profile: flags.profile,
           name: flags.name,
           expiresAt: flags.expiresAt,
-          actor: process.env.AFS_ACTOR ?? "cli",
+          actor: io.env.AFS_ACTOR ?? "cli",
         });
-        emit(flags, { ...tokenInfo(t), token: secret }, (r) => [
+        io.emit(flags, { ...tokenInfo(t), token: secret }, (r) => [
           r.token,
           `token ${r.token_id}: ${r.profile} on ${r.workspace ?? "the control plane"}${r.expires_at ? `, expires ${r.expires_at}` : ""}`,
           "the secret above is shown only once; send it as Authorization: Bearer <token>",
@@ -55,9 +55,9 @@ export function registerTokenCommands(program: Command): void {
     );
 
   leaf(token, "list", "list tokens (never their secrets)").action((flags: JsonFlag, cmd: Command) =>
-    withAfs(cmd, async (afs) => {
+    io.withAfs(cmd, async (afs) => {
       const tokens = (await afs.tokens.list()).map((t) => tokenInfo(t));
-      emit(flags, tokens, (list) =>
+      io.emit(flags, tokens, (list) =>
         table(
           ["ID", "NAME", "SCOPE", "PROFILE", "CREATED", "EXPIRES", "STATUS"],
           list.map((t) => [
@@ -65,8 +65,8 @@ export function registerTokenCommands(program: Command): void {
             t.name,
             t.workspace ?? "control-plane",
             t.profile,
-            shortTime(t.created_at),
-            t.expires_at ? shortTime(t.expires_at) : "-",
+            io.time(t.created_at),
+            t.expires_at ? io.time(t.expires_at) : "-",
             t.status,
           ]),
         ),
@@ -76,9 +76,9 @@ export function registerTokenCommands(program: Command): void {
 
   leaf(token, "revoke <id>", "revoke a token; it stops working on its next request").action(
     (id: string, flags: JsonFlag, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         await revokeToken(afs.tokens, id);
-        emit(flags, { token_id: id, revoked: true }, () => `revoked token ${id}`);
+        io.emit(flags, { token_id: id, revoked: true }, () => `revoked token ${id}`);
       }),
   );
 }

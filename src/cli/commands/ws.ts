@@ -2,8 +2,8 @@
 import type { Command } from "commander";
 import { AfsError } from "../../core/errors.js";
 import type { WorkspaceInfo } from "../../workspace/context.js";
-import { globals, withAfs } from "../context.js";
-import { bytes, emit, type JsonFlag, plural, shortTime, table } from "../output.js";
+import type { Io } from "../context.js";
+import { bytes, type JsonFlag, plural, table } from "../output.js";
 import { progressBar } from "../progress.js";
 import { leaf } from "./leaf.js";
 
@@ -22,16 +22,16 @@ const describe = (ws: WorkspaceInfo): string[] => [
   `updated     ${ws.updated_at}`,
 ];
 
-export function registerWorkspaceCommands(program: Command): void {
+export function registerWorkspaceCommands(program: Command, io: Io): void {
   const ws = program.command("ws").description("manage workspaces");
 
   leaf(ws, "create <name>", "create an empty workspace, or one from a template")
     .option("--description <text>", "what the workspace is for")
     .option("--template <slug>", "start from what this template holds now, like a fork (see afs ws list)")
     .action((name: string, flags: DescriptionFlags & { template?: string }, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         const info = await afs.workspaces.create(name, { description: flags.description, template: flags.template });
-        emit(flags, info, (w) =>
+        io.emit(flags, info, (w) =>
           flags.template
             ? `created workspace ${w.name} from template ${flags.template}`
             : `created workspace ${w.name}`,
@@ -42,11 +42,11 @@ export function registerWorkspaceCommands(program: Command): void {
   leaf(ws, "template <name> [slug]", "offer a workspace as a template under a slug (default: its name)")
     .option("--unset", "withdraw the workspace as a template")
     .action((name: string, slug: string | undefined, flags: JsonFlag & { unset?: boolean }, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         if (flags.unset && slug !== undefined)
           throw new AfsError("INVALID_ARGUMENT", "give a slug or --unset, not both");
         const info = await afs.workspaces.setTemplate(name, flags.unset ? null : (slug ?? name));
-        emit(flags, info, (w) =>
+        io.emit(flags, info, (w) =>
           w.template
             ? `workspace ${w.name} is template ${w.template}; start from it with: afs ws create NAME --template ${w.template}`
             : `workspace ${w.name} is no longer a template`,
@@ -55,9 +55,9 @@ export function registerWorkspaceCommands(program: Command): void {
     );
 
   leaf(ws, "list", "list workspaces (* marks the current one)").action((flags: JsonFlag, cmd: Command) =>
-    withAfs(cmd, async (afs) => {
+    io.withAfs(cmd, async (afs) => {
       const [all, current] = await Promise.all([afs.workspaces.list(), afs.workspaces.current()]);
-      emit(flags, all, (list) =>
+      io.emit(flags, all, (list) =>
         list.length === 0
           ? "no workspaces yet; create one with: afs ws create NAME"
           : table(
@@ -67,7 +67,7 @@ export function registerWorkspaceCommands(program: Command): void {
                 w.name,
                 w.head,
                 w.dirty ? "changed" : "clean",
-                shortTime(w.updated_at),
+                io.time(w.updated_at),
                 w.template ?? "-",
                 w.description,
               ]),
@@ -78,32 +78,32 @@ export function registerWorkspaceCommands(program: Command): void {
 
   leaf(ws, "show [name]", "show a workspace (default: the current one)").action(
     (name: string | undefined, flags: JsonFlag, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
-        const info = await afs.workspaces.get(await afs.workspaces.resolve(name ?? globals(cmd).workspace));
-        emit(flags, info, describe);
+      io.withAfs(cmd, async (afs) => {
+        const info = await afs.workspaces.get(await afs.workspaces.resolve(name ?? io.workspace(cmd)));
+        io.emit(flags, info, describe);
       }),
   );
 
   leaf(ws, "use <name>", "make a workspace the current one").action((name: string, flags: JsonFlag, cmd: Command) =>
-    withAfs(cmd, async (afs) => {
-      emit(flags, await afs.workspaces.use(name), (w) => `now using workspace ${w.name}`);
+    io.withAfs(cmd, async (afs) => {
+      io.emit(flags, await afs.workspaces.use(name), (w) => `now using workspace ${w.name}`);
     }),
   );
 
   leaf(ws, "fork <source> <new>", "create a workspace from another's live state")
     .option("--description <text>", "what the fork is for")
     .action((source: string, name: string, flags: DescriptionFlags, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         const info = await afs.workspaces.fork(source, name, { description: flags.description });
-        emit(flags, info, (w) => `forked ${source} into ${w.name}`);
+        io.emit(flags, info, (w) => `forked ${source} into ${w.name}`);
       }),
     );
 
   leaf(ws, "delete <name>", "delete a workspace and its checkpoints").action(
     (name: string, flags: JsonFlag, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
+      io.withAfs(cmd, async (afs) => {
         await afs.workspaces.delete(name);
-        emit(flags, { deleted: name }, () => `deleted workspace ${name}`);
+        io.emit(flags, { deleted: name }, () => `deleted workspace ${name}`);
       }),
   );
 
@@ -114,13 +114,17 @@ export function registerWorkspaceCommands(program: Command): void {
       "refuse the import when a file is over AFS_MAX_FILE_BYTES (default 16 GiB) instead of skipping it",
     )
     .action((name: string, dir: string, flags: DescriptionFlags & { strict?: boolean }, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
-        const bar = progressBar("importing");
+      io.withAfs(cmd, async (afs) => {
+        const bar = progressBar("importing", io.invocation.stderr);
         const result = await afs.workspaces
-          .import(name, dir, { description: flags.description, onProgress: bar.update, strict: flags.strict })
+          .import(name, io.path(dir), {
+            description: flags.description,
+            onProgress: bar.update,
+            strict: flags.strict,
+          })
           .finally(() => bar.stop());
-        for (const s of result.skipped) process.stderr.write(`afs: warning: skipped ${s.path}: ${s.reason}\n`);
-        emit(
+        for (const s of result.skipped) io.warn(`afs: warning: skipped ${s.path}: ${s.reason}\n`);
+        io.emit(
           flags,
           result,
           (r) => `imported ${plural(r.files, "file")} (${bytes(r.bytes)}) from ${dir} into workspace ${name}`,
@@ -135,12 +139,16 @@ export function registerWorkspaceCommands(program: Command): void {
       "export into a non-empty directory: keep what it holds as a safety checkpoint, then make it equal to the export (ignored files stay)",
     )
     .action((name: string, dir: string, flags: JsonFlag & { checkpoint?: string; force?: boolean }, cmd: Command) =>
-      withAfs(cmd, async (afs) => {
-        const bar = progressBar("exporting");
+      io.withAfs(cmd, async (afs) => {
+        const bar = progressBar("exporting", io.invocation.stderr);
         const result = await afs.workspaces
-          .export(name, dir, { checkpoint: flags.checkpoint, force: flags.force, onProgress: bar.update })
+          .export(name, io.path(dir), {
+            checkpoint: flags.checkpoint,
+            force: flags.force,
+            onProgress: bar.update,
+          })
           .finally(() => bar.stop());
-        emit(flags, result, (r) => {
+        io.emit(flags, result, (r) => {
           const lines = [`exported ${plural(r.files, "file")} (${bytes(r.bytes)}) to ${dir}`];
           if (flags.force) {
             lines[0] += ` (${plural(r.written ?? 0, "file")} written, ${plural(r.removed ?? 0, "entry", "entries")} removed)`;

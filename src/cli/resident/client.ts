@@ -106,12 +106,13 @@ export function runResident(socket: string, argv: readonly string[]): Promise<nu
  * Starts a resident afs in the background (detached, no terminal, its own session), for the next
  * command. A second one started at the same moment finds the socket taken and leaves.
  */
-export async function startResident(): Promise<void> {
+export async function startResident(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // Loaded here: every afs process runs this module, and only a few start a process (~2 ms).
   const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "daemon", "run"], {
-    // Never a training run of the build's code caches, whatever the process that starts it is.
-    env: { ...process.env, AFS_WRITE_CODE_CACHE: undefined },
+    // Never a training run of the build's code caches, whatever the process that starts it is. No
+    // TZ: it runs in the system's time zone, and prints times in a client's when the client has one.
+    env: { ...env, AFS_WRITE_CODE_CACHE: undefined, TZ: undefined },
     detached: true,
     stdio: "ignore",
     // Not the caller's directory: a resident process should not keep a directory busy (or mounted).

@@ -2,60 +2,95 @@
 // `afs` processes over a Unix socket, with its stores, search indexes and compiled code kept warm.
 // A fresh process pays ~60 ms to start Node and then, for a search, opens the store, looks the
 // index up and reads from a cold cache; the resident one only does the search. It runs the very
-// same command line (program.ts) with the client's arguments, directory and environment, one
-// command at a time, and leaves after a quiet spell.
+// same command line (program.ts, handed in by the daemon command) with each client's invocation:
+// its arguments, directory, environment and framed output, never touching process.env or
+// process.cwd(), so several clients are answered at once. It leaves after a quiet spell.
 import { unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { isAbsolute } from "node:path";
+import { Readable } from "node:stream";
 import { AfsError } from "../../core/errors.js";
+import { type Env, readSettings } from "../../core/settings.js";
 import { Afs } from "../../workspace/afs.js";
-import { defaultStoreUrl, resolveHome } from "../../workspace/config.js";
-import { lendAfs } from "../context.js";
-import { drained, withSink } from "../output.js";
-import { buildProgram, main } from "../program.js";
+import { locate } from "../../workspace/config.js";
+import { type EngineRequest, type Engines, Io, type ProgramRunner } from "../context.js";
+import type { Invocation, Sink } from "../invocation.js";
+import { drained } from "../invocation.js";
 import { FRAME, frame, type ResidentRequest } from "./socket.js";
 
 export interface ResidentOptions {
   socket: string;
   /** Leave after this long without a request. */
   idleMs: number;
+  /** The command line run for each client. */
+  runner: ProgramRunner;
+  /** The environment and directory of the process that started this one (its store is opened first). */
+  env: Env;
+  cwd: string;
+  /** Hands over what closes the open stores, for the process's signal handlers (context.ts). */
+  hold?: (stores: { closeAll(): Promise<void> }) => void;
 }
 
 /** A request line longer than this is not from an afs client. */
 const MAX_REQUEST_BYTES = 1 << 20;
 
-/** What else an open Afs reads from the environment, besides the AFS_* settings. */
-const OPENED_WITH = new Set(["HOME", "USER", "OPENAI_API_KEY"]);
+interface Lent {
+  afs: Afs;
+  /** Commands using it now: one replaced under them is closed when the last of them ends. */
+  users: number;
+  retired: boolean;
+}
 
 /** A SQLite store given by a relative path: a different file from each directory. */
 const relativeStore = (url: string): boolean =>
   /^(sqlite:)?[^:]*$/.test(url) && !isAbsolute(url.replace(/^sqlite:/, ""));
 
-/** The open stores, kept between commands; keyed by what Afs.open resolves them from. */
-class Stores {
-  private readonly open = new Map<string, Afs>();
+/** The open stores, kept between commands and shared by those running at once; keyed by what they were opened with. */
+class Stores implements Engines {
+  private readonly open = new Map<string, Promise<Lent>>();
 
-  async borrow(options: { home?: string; store?: string }): Promise<Afs> {
-    const home = resolveHome(options.home);
-    const url = options.store ?? process.env.AFS_STORE ?? defaultStoreUrl(home);
-    // A relative store path means a different file from each directory.
-    const where = relativeStore(url) ? process.cwd() : "";
-    // An Afs keeps what it read from the environment when it opened (the actor, the limits, query's
-    // embedder), so callers with other settings get their own; the workspace is chosen per command.
-    const settings = Object.entries(process.env)
-      .filter(([k]) => (k.startsWith("AFS_") && k !== "AFS_WORKSPACE") || OPENED_WITH.has(k))
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    const key = JSON.stringify([home, url, where, settings]);
-    const lent = this.open.get(key);
-    // A store file deleted or replaced since it was opened (a fresh home, a restore) is reopened.
-    if (lent && !lent.maintenance.storeReplaced()) return lent;
-    if (lent) {
-      this.open.delete(key);
-      await lent.close();
+  async use<T>(request: EngineRequest, fn: (afs: Afs) => Promise<T>): Promise<T> {
+    const lent = await this.borrow(request);
+    lent.users++;
+    try {
+      return await fn(lent.afs);
+    } finally {
+      lent.users--;
+      if (lent.retired && lent.users === 0) await lent.afs.close();
     }
-    const afs = await Afs.open({ home, store: url });
-    this.open.set(key, afs);
-    return afs;
+  }
+
+  private async borrow(request: EngineRequest): Promise<Lent> {
+    const settings = readSettings(request.env);
+    // Relative home and store paths are the caller's directory's: made absolute, they key the store.
+    const { home, store } = locate(settings, request.cwd, request);
+    // An Afs keeps the settings it opened with (the actor, the limits, query's embedder), so
+    // callers with other settings get their own; the workspace is chosen per command.
+    const { AFS_WORKSPACE: _, ...opened } = settings.env;
+    const key = JSON.stringify([home, store, opened]);
+    const pending = this.open.get(key);
+    if (pending) {
+      const lent = await pending.catch(() => undefined);
+      // A store file deleted or replaced since it was opened (a fresh home, a restore) is reopened.
+      if (lent && !lent.afs.maintenance.storeReplaced()) return lent;
+      if (this.open.get(key) === pending) this.open.delete(key);
+      if (lent) {
+        lent.retired = true;
+        if (lent.users === 0) await lent.afs.close();
+      }
+    }
+    const opening = this.open.get(key);
+    if (opening) return opening;
+    const lent = Afs.open({ ...request, home, store }).then((afs) => ({
+      afs,
+      users: 0,
+      retired: false,
+    }));
+    this.open.set(key, lent);
+    lent.catch(() => {
+      if (this.open.get(key) === lent) this.open.delete(key);
+    });
+    return lent;
   }
 
   get size(): number {
@@ -65,53 +100,63 @@ class Stores {
   async closeAll(): Promise<void> {
     const all = [...this.open.values()];
     this.open.clear();
-    await Promise.allSettled(all.map((afs) => afs.close()));
+    await Promise.allSettled(all.map(async (l) => (await l).afs.close()));
   }
 }
+
+/** A sink that keeps nothing, for the warm-up runs nobody reads. */
+const nowhere: Sink = { write: () => true, drain: async () => {} };
 
 /**
  * A head start for the first command: the commands' modules loaded, and the store of the process
  * that started this one (most likely the next caller's) opened, with the environment it passed on.
  */
-async function prewarm(stores: Stores): Promise<void> {
+async function prewarm(stores: Stores, options: ResidentOptions): Promise<void> {
   try {
-    for (const sub of ["grep", "glob", "ls", "query"]) await buildProgram(["fs", sub]);
-    const store = process.env.AFS_STORE;
-    if (store === undefined || !relativeStore(store)) await stores.borrow({});
+    const warm = (argv: string[]): Io =>
+      new Io(
+        { argv, cwd: options.cwd, env: options.env, stdin: Readable.from([]), stdout: nowhere, stderr: nowhere },
+        stores,
+      );
+    for (const sub of ["grep", "glob", "ls", "query"]) await options.runner.buildProgram(warm(["fs", sub]));
+    const store = options.env.AFS_STORE;
+    if (store === undefined || !relativeStore(store)) {
+      await stores.use({ env: options.env, cwd: options.cwd }, async () => {});
+    }
   } catch {
     // The first command will say what is wrong, to whoever runs it.
   }
 }
 
-/** Runs one command line as the client would have, its output framed onto the connection. */
-async function runCommand(conn: Socket, request: Extract<ResidentRequest, { kind: "run" }>): Promise<void> {
-  // Its caller gave up (Ctrl-C) while it waited for its turn.
+/** Runs one command line as the client would have, with its invocation, its output framed onto the connection. */
+async function runCommand(
+  conn: Socket,
+  request: Extract<ResidentRequest, { kind: "run" }>,
+  runner: ProgramRunner,
+  stores: Stores,
+): Promise<void> {
+  // Its caller gave up (Ctrl-C) before it started.
   if (conn.destroyed) return;
-  // Always "written": a caller that went away must not stall the resident's queue.
-  const send = (kind: number, data: string | Uint8Array): boolean => conn.destroyed || conn.write(frame(kind, data));
-  const savedEnv = { ...process.env };
-  const savedCwd = process.cwd();
+  // Always "written" to a caller that went away: its command runs out without stalling on it.
+  const sink = (kind: number): Sink => ({
+    write: (data) => conn.destroyed || conn.write(frame(kind, data)),
+    drain: () => drained(conn),
+  });
+  const invocation: Invocation = {
+    argv: request.argv,
+    cwd: request.cwd,
+    env: request.env,
+    // The commands answered here never read stdin (see socket.ts): an empty one.
+    stdin: Readable.from([]),
+    stdout: sink(FRAME.stdout),
+    stderr: sink(FRAME.stderr),
+  };
   let status: number;
   try {
-    // The command runs in its caller's environment and directory, as it would have there.
-    for (const k of Object.keys(process.env)) delete process.env[k];
-    Object.assign(process.env, request.env);
-    process.chdir(request.cwd);
-    status = await withSink(
-      {
-        out: (data) => send(FRAME.stdout, data),
-        drain: () => drained(conn),
-        err: (text) => void send(FRAME.stderr, text),
-      },
-      () => main(request.argv),
-    );
+    status = await runner.main(invocation, stores);
   } catch (e) {
-    send(FRAME.stderr, `afs: the resident afs could not run the command: ${(e as Error).message} [IO_ERROR]\n`);
+    invocation.stderr.write(`afs: the resident afs could not run the command: ${(e as Error).message} [IO_ERROR]\n`);
     status = 1;
-  } finally {
-    for (const k of Object.keys(process.env)) delete process.env[k];
-    Object.assign(process.env, savedEnv);
-    process.chdir(savedCwd);
   }
   if (!conn.destroyed) conn.end(frame(FRAME.exit, String(status)));
 }
@@ -192,8 +237,8 @@ export async function serveResident(options: ResidentOptions): Promise<void> {
   const stores = new Stores();
   const started = Date.now();
   let served = 0;
-  // Commands share process-wide state (settings, directory, output), so they run one at a time.
-  let queue: Promise<void> = Promise.resolve();
+  // Commands run at once, each with its own invocation; a stop waits for those running.
+  const running = new Set<Promise<void>>();
   let idle: NodeJS.Timeout | undefined;
   let stopping: Promise<void> | undefined;
 
@@ -220,12 +265,13 @@ export async function serveResident(options: ResidentOptions): Promise<void> {
         return;
       }
       clearTimeout(idle);
-      queue = queue
-        .then(() => runCommand(conn, request))
-        .finally(() => {
-          served++;
-          arm();
-        });
+      const run = runCommand(conn, request, options.runner, stores).finally(() => {
+        running.delete(run);
+        served++;
+        // Quiet from the moment the last command running ends.
+        if (running.size === 0) arm();
+      });
+      running.add(run);
     });
   });
   const arm = (): void => {
@@ -236,17 +282,18 @@ export async function serveResident(options: ResidentOptions): Promise<void> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearTimeout(idle);
-      // No new clients; the one being answered finishes first.
+      // No new clients; the ones being answered finish first.
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await queue;
+      while (running.size > 0) await Promise.allSettled([...running]);
       await stores.closeAll();
     })();
     return stopping;
   };
 
-  lendAfs(stores);
+  options.hold?.(stores);
   await listen(server, options.socket);
-  queue = queue.then(() => prewarm(stores));
+  const warming = prewarm(stores, options).finally(() => running.delete(warming));
+  running.add(warming);
   arm();
   await new Promise<void>((resolve) => server.once("close", () => resolve()));
   await stop();

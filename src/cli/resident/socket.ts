@@ -3,6 +3,7 @@
 import { lstatSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Env } from "../../core/settings.js";
 import { commandOf } from "../command-words.js";
 
 /**
@@ -13,8 +14,7 @@ import { commandOf } from "../command-words.js";
 const RESIDENT_COMMANDS = new Set(["fs grep", "fs glob", "fs ls", "fs query"]);
 
 /** `AFS_DAEMON=off`: never use or start a resident afs. */
-export const residentDisabled = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  /^(off|0|false|no)$/i.test(env.AFS_DAEMON ?? "");
+export const residentDisabled = (env: Env): boolean => /^(off|0|false|no)$/i.test(env.AFS_DAEMON ?? "");
 
 /** Whether this command line can be answered by the resident afs. */
 export function forResident(argv: readonly string[]): boolean {
@@ -41,7 +41,7 @@ const build = (): string => String((globalThis as Record<symbol, unknown>)[BUILD
  * others (anyone who could place a socket there could answer the user's searches); undefined when
  * it is not, and the CLI then does its work itself.
  */
-export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function runtimeDir(env: Env): string | undefined {
   const dir =
     env.AFS_RUNTIME_DIR ||
     (env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, "afs") : join(tmpdir(), `afs-${process.getuid?.() ?? "user"}`));
@@ -60,7 +60,7 @@ export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string | undef
 const MAX_SOCKET_PATH = 107;
 
 /** This build's socket, or undefined when there is no safe place for one (or its path is too long). */
-export function socketPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function socketPath(env: Env): string | undefined {
   const dir = runtimeDir(env);
   const path = dir === undefined ? undefined : join(dir, `${build()}.sock`);
   return path !== undefined && Buffer.byteLength(path) <= MAX_SOCKET_PATH ? path : undefined;

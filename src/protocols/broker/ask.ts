@@ -55,6 +55,7 @@ export function approvedFromElicitation(q: ConsentQuestion, result: unknown): st
   return q.paths.filter((_, i) => content[fieldOf(i)] === true);
 }
 
+// Process-wide on purpose: a process has one terminal, and one question at a time is asked on it.
 let ttyQueue: Promise<unknown> = Promise.resolve();
 
 /** Asks on /dev/tty, one question at a time; null when there is no terminal to ask on. */

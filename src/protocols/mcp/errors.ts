@@ -32,10 +32,13 @@ function fromZod(e: ZodError): AfsError {
 
 export const asAfsError = (e: unknown): AfsError => (e instanceof ZodError ? fromZod(e) : toAfsError(e));
 
-/** `steps`: the session's next steps (nextStepsFor its listed tools); none when absent. */
-export function errorResult(e: unknown, steps: Partial<Record<NextStep, string>> = {}): CallToolResult {
+/**
+ * `steps`: the session's next steps (nextStepsFor its listed tools); none when absent. `debug`
+ * (the engine's AFS_DEBUG setting): an unexpected error's stack also goes to stderr.
+ */
+export function errorResult(e: unknown, steps: Partial<Record<NextStep, string>> = {}, debug = false): CallToolResult {
   const err = asAfsError(e);
-  if (process.env.AFS_DEBUG === "1" && !(e instanceof AfsError || e instanceof ZodError)) {
+  if (debug && !(e instanceof AfsError || e instanceof ZodError)) {
     process.stderr.write(`afs mcp: ${(e instanceof Error && e.stack) || String(e)}\n`);
   }
   const message = withNextStep(err, steps);

@@ -78,7 +78,7 @@ export function createMcpServer(options: McpSessionOptions): Server {
       const { structured, text } = await tool.call(ctx, request.params.arguments);
       return { content: [{ type: "text", text }], structuredContent: structured };
     } catch (e) {
-      return errorResult(e, steps);
+      return errorResult(e, steps, options.afs.settings.debug);
     }
   });
   return server;

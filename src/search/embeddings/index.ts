@@ -4,14 +4,12 @@
 export { type ModelDir, readModelDir } from "./model-dir.js";
 export { loadOnnxRuntime, OnnxEmbeddingProvider, type OnnxProviderOptions, openOnnxProvider } from "./onnx.js";
 export {
-  closeEmbeddingProviders,
   DISABLED,
   EMBEDDING_ENV,
   type EmbeddingConfig,
+  EmbeddingProviders,
   type EmbeddingSetup,
   NOT_CONFIGURED,
-  openConfiguredEmbeddingProvider,
-  openEmbeddingProvider,
   readEmbeddingConfig,
   withPrefixes,
 } from "./open.js";

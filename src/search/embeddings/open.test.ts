@@ -5,19 +5,15 @@ import { startEmbeddingsServer } from "../../../test/helpers/embeddings-server.j
 import { writeTinyModel } from "../../../test/helpers/tiny-embedding-model.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { AfsError } from "../../core/errors.js";
-import {
-  closeEmbeddingProviders,
-  DISABLED,
-  NOT_CONFIGURED,
-  openEmbeddingProvider,
-  readEmbeddingConfig,
-  withPrefixes,
-} from "./open.js";
+import { DISABLED, EmbeddingProviders, NOT_CONFIGURED, readEmbeddingConfig, withPrefixes } from "./open.js";
 import type { EmbeddingProvider } from "./provider.js";
 
 let root: string;
 let cleanup: () => Promise<void>;
 let modelDir: string;
+// The providers these tests open, as an engine keeps its own.
+const providers = new EmbeddingProviders();
+const openEmbeddingProvider: EmbeddingProviders["open"] = (env, options) => providers.open(env, options);
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir("afs-embed-open-"));
@@ -25,7 +21,7 @@ beforeAll(async () => {
   await writeTinyModel(modelDir);
 });
 afterAll(async () => {
-  await closeEmbeddingProviders();
+  await providers.close();
   await cleanup();
 });
 

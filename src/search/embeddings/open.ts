@@ -1,8 +1,9 @@
 // Chooses and opens the embedding provider from AFS_EMBED_* settings: the OpenAI-compatible endpoint,
 // a local ONNX model directory, or none (with the sentence semantic search shows on how to enable it).
-// Opened providers are kept per configuration, so a query does not reload a model.
+// Opened providers are kept per configuration by their owner (an engine), so a query does not reload a model.
 import { createHash } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
+import type { Env } from "../../core/settings.js";
 import { fingerprintModel } from "./model-dir.js";
 import { type OnnxEmbeddingProvider, type OnnxProviderOptions, openOnnxProvider } from "./onnx.js";
 import { OPENAI_BASE_URL, OPENAI_MODEL, OpenAiEmbeddingProvider, type OpenAiProviderOptions } from "./openai.js";
@@ -56,7 +57,7 @@ const invalid = (message: string): AfsError => new AfsError("INVALID_ARGUMENT", 
  * key means openai, else none. (The directory wins over the key: OPENAI_API_KEY is often exported for
  * other tools, and a user who named a local model did not ask for file contents to leave the machine.)
  */
-export function readEmbeddingConfig(env: NodeJS.ProcessEnv = process.env): EmbeddingConfig {
+export function readEmbeddingConfig(env: Env): EmbeddingConfig {
   const get = (name: keyof typeof EMBEDDING_ENV): string | undefined => {
     const value = env[EMBEDDING_ENV[name]]?.trim();
     return value === "" ? undefined : value;
@@ -104,7 +105,7 @@ export function readEmbeddingConfig(env: NodeJS.ProcessEnv = process.env): Embed
   };
 }
 
-function whole(env: NodeJS.ProcessEnv, name: keyof typeof EMBEDDING_ENV): number | undefined {
+function whole(env: Env, name: keyof typeof EMBEDDING_ENV): number | undefined {
   const raw = env[EMBEDDING_ENV[name]]?.trim();
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);
@@ -121,48 +122,55 @@ export interface OpenOptions {
   importRuntime?: OnnxProviderOptions["importRuntime"];
 }
 
-/** The provider the environment configures, or null with how to enable one; misconfiguration throws. */
-export function openEmbeddingProvider(
-  env: NodeJS.ProcessEnv = process.env,
-  options: OpenOptions = {},
-): Promise<EmbeddingSetup> {
-  return openConfiguredEmbeddingProvider(readEmbeddingConfig(env), options);
-}
-
 interface Cached {
   setup: Promise<EmbeddingSetup>;
   local?: OnnxEmbeddingProvider;
 }
 
-const cache = new Map<string, Cached>();
+/**
+ * The providers one owner (an engine) has opened, kept per configuration so a query does not
+ * reload a model; closing the owner closes them.
+ */
+export class EmbeddingProviders {
+  private readonly cache = new Map<string, Cached>();
 
-export async function openConfiguredEmbeddingProvider(
-  config: EmbeddingConfig,
-  options: OpenOptions = {},
-): Promise<EmbeddingSetup> {
-  if (config.provider === "none") return { provider: null, unavailable: config.unavailable };
-  if (options.cache === false) return (await create(config, options)).setup;
-  const key = JSON.stringify(config);
-  const hit = cache.get(key);
-  if (hit) {
-    const setup = await hit.setup;
-    const local = hit.local;
-    // A replaced model file means a new vector space: reopen so the id changes with it.
-    if (!local || (await fingerprintModel(local.model.dir, local.model.modelFile)) === local.model.fingerprint) {
-      return setup;
-    }
-    cache.delete(key);
-    await local.close();
+  /** The provider `env` configures, or null with how to enable one; misconfiguration throws. */
+  open(env: Env, options: OpenOptions = {}): Promise<EmbeddingSetup> {
+    return this.openConfigured(readEmbeddingConfig(env), options);
   }
-  const entry: Cached = {
-    setup: create(config, options).then((c) => {
-      entry.local = c.local;
-      return c.setup;
-    }),
-  };
-  cache.set(key, entry);
-  entry.setup.catch(() => cache.delete(key));
-  return entry.setup;
+
+  async openConfigured(config: EmbeddingConfig, options: OpenOptions = {}): Promise<EmbeddingSetup> {
+    if (config.provider === "none") return { provider: null, unavailable: config.unavailable };
+    if (options.cache === false) return (await create(config, options)).setup;
+    const key = JSON.stringify(config);
+    const hit = this.cache.get(key);
+    if (hit) {
+      const setup = await hit.setup;
+      const local = hit.local;
+      // A replaced model file means a new vector space: reopen so the id changes with it.
+      if (!local || (await fingerprintModel(local.model.dir, local.model.modelFile)) === local.model.fingerprint) {
+        return setup;
+      }
+      this.cache.delete(key);
+      await local.close();
+    }
+    const entry: Cached = {
+      setup: create(config, options).then((c) => {
+        entry.local = c.local;
+        return c.setup;
+      }),
+    };
+    this.cache.set(key, entry);
+    entry.setup.catch(() => this.cache.delete(key));
+    return entry.setup;
+  }
+
+  /** Closes every provider opened (frees ONNX sessions), e.g. when the engine closes. */
+  async close(): Promise<void> {
+    const entries = [...this.cache.values()];
+    this.cache.clear();
+    await Promise.all(entries.map(async (e) => (await e.setup.catch(() => undefined))?.provider?.close()));
+  }
 }
 
 async function create(
@@ -176,13 +184,6 @@ async function create(
   }
   const local = await openOnnxProvider({ ...(rest as OnnxProviderOptions), importRuntime: options.importRuntime });
   return { setup: { provider: withPrefixes(local, { queryPrefix, documentPrefix }) }, local };
-}
-
-/** Closes every cached provider (frees ONNX sessions), e.g. when afs shuts down. */
-export async function closeEmbeddingProviders(): Promise<void> {
-  const entries = [...cache.values()];
-  cache.clear();
-  await Promise.all(entries.map(async (e) => (await e.setup.catch(() => undefined))?.provider?.close()));
 }
 
 /** Puts the configured prefix before each text by kind; the id names the prefixes, as they change the vectors. */

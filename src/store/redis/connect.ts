@@ -4,6 +4,7 @@
 
 import { isIP } from "node:net";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
+import type { Env } from "../../core/settings.js";
 import { maskStoreUrl } from "../url.js";
 
 /** Everything the store needs from a node-redis client; nothing else of its types leaks in. */
@@ -39,7 +40,7 @@ export const CONNECT_TIMEOUT_MS = 3_000;
 /** How long one command waits for its reply (a stopped or overloaded server) before TIMEOUT. */
 export const COMMAND_TIMEOUT_MS = 30_000;
 
-export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env): RedisTarget {
+export function parseRedisUrl(url: string, env: Env = {}): RedisTarget {
   let u: URL;
   try {
     u = new URL(url);
@@ -210,7 +211,11 @@ function message(e: unknown): string {
   return String(e);
 }
 
-/** Settings that decide whether acknowledged writes survive; warned about once per process and server. */
+/**
+ * Settings that decide whether acknowledged writes survive; warned about once per process and
+ * server. Process-wide on purpose: the warning is for the person reading this process's stderr,
+ * who needs it once however many engines the process opens on that server.
+ */
 const warnedFor = new Set<string>();
 
 export async function checkDurability(

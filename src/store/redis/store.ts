@@ -1,8 +1,10 @@
 // The Redis store: many afs processes on many machines share one Redis. Every multi-key change is
 // one Lua script over one workspace's keys (keys.ts), checking the revision and every other
 // precondition before its first write, so a lost race is CONFLICT and a failure changes nothing.
+
 import type { Entry } from "../../core/entry.js";
 import type { Hash } from "../../core/hash.js";
+import type { Env } from "../../core/settings.js";
 import type { StoreDriver } from "../checked-store.js";
 import type { ByteRange } from "../chunking.js";
 import { type OnRepackProgress, type RepackResult, repackValues } from "../repack.js";
@@ -47,7 +49,8 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Where the durability warning goes (default: one line on stderr). */
   warn?: (line: string) => void;
-  env?: NodeJS.ProcessEnv;
+  /** The opener's settings: AFS_REDIS_PASSWORD for a URL without a password (default none). */
+  env?: Env;
   /** How long one command waits for its reply before TIMEOUT (default 30 s). */
   commandTimeoutMs?: number;
 }

@@ -7,6 +7,7 @@ import { isAscii } from "node:buffer";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
+import { DEFAULT_TEXT_CACHE_BYTES } from "../../core/settings.js";
 import { decodeText } from "../../core/text.js";
 import {
   BANDS,
@@ -17,7 +18,7 @@ import {
   TRANSPOSE_MIN_BLOCKS,
 } from "../../search/block-filters.js";
 import { blockBounds, blockLines } from "../../search/text-blocks.js";
-import { TextCache, textCacheBudget } from "../../search/text-cache.js";
+import { TextCache } from "../../search/text-cache.js";
 import type {
   BlockRun,
   BuildProgress,
@@ -134,7 +135,7 @@ export class SqliteTextIndex implements TextIndex {
     options: SqliteTextIndexOptions = {},
   ) {
     this.statements = componentStatements(index, "text", TEXT_INDEX_SCHEMA, prepareTextIndex);
-    this.cache = new TextCache(options.cacheUnits ?? textCacheBudget());
+    this.cache = new TextCache(options.cacheUnits ?? DEFAULT_TEXT_CACHE_BYTES);
     this.maxIndexBytes = options.maxIndexBytes ?? 64 * 1024 * 1024;
   }
 

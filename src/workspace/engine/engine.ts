@@ -6,6 +6,7 @@ import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { KeyedLock } from "../../core/keyed-lock.js";
 import { keptChanging, RETRY, retryOnConflict } from "../../core/retry.js";
+import type { Settings } from "../../core/settings.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../store/store.js";
 import { attachments } from "../attachments.js";
 import { BlobCache } from "../blob-cache.js";
@@ -28,11 +29,13 @@ export interface Engine extends EngineContext {
    */
   readonly caches: { listings: SubtreeListings; blobs: BlobCache; writers: KeyedLock };
   readonly search: SearchFiles;
+  /** What this engine read from its environment when it opened; nothing below reads process.env. */
+  readonly settings: Settings;
   /** Recording's module and the stats it shares with attached volumes, loaded on first use. */
   recording(): Promise<{ record: typeof import("../record.js"); verified: VerifiedStats }>;
 }
 
-export function createEngine(home: string, store: Store, actor: string): Engine {
+export function createEngine(home: string, store: Store, actor: string, settings: Settings): Engine {
   /** Stats of attached files read and found unchanged, so records need not read them again. */
   let verified: VerifiedStats | undefined;
   return {
@@ -42,7 +45,8 @@ export function createEngine(home: string, store: Store, actor: string): Engine 
     trees: new TreeReader(store),
     roots: new Map(),
     caches: { listings: new SubtreeListings(), blobs: new BlobCache(), writers: new KeyedLock() },
-    search: new SearchFiles(store, home),
+    search: new SearchFiles(store, home, settings),
+    settings,
     async recording() {
       const record = await import("../record.js");
       verified ??= new record.VerifiedStats();
@@ -136,7 +140,7 @@ export async function importWorkspace(
   checkName("workspace", name);
   if (await engine.store.getWorkspace(name)) throw alreadyExists(name);
   const { importTree } = await import("../transfer.js");
-  const imported = await importTree(engine.store, dir, options);
+  const imported = await importTree(engine.store, dir, options, engine.settings.env);
   const workspace = await createWithRoot(engine, name, imported.root, {
     kind: "import",
     parent: null,

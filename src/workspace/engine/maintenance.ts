@@ -1,6 +1,7 @@
 // `afs.maintenance`: keeping a store healthy and moving it: gc, fsck, status, migrate to another
 // store, and whether the store file this engine opened is still the one on disk.
 import { statSync } from "node:fs";
+import type { Env } from "../../core/settings.js";
 import { openStore } from "../../store/open.js";
 import type { Store } from "../../store/store.js";
 import { maskStoreUrl } from "../../store/url.js";
@@ -20,17 +21,22 @@ export interface MigrateReport extends MigrateResult {
  * Copies workspaces with their whole history, and the tokens, from the store at `from` (only
  * read) into the store at `to` (a new SQLite file is created), then checks the target like fsck.
  */
-export async function migrateStores(from: string, to: string, options: MigrateOptions = {}): Promise<MigrateReport> {
-  const source = await openStore(from);
+export async function migrateStores(
+  from: string,
+  to: string,
+  env: Env,
+  options: MigrateOptions = {},
+): Promise<MigrateReport> {
+  const source = await openStore(from, { env });
   try {
-    return await migrateInto(source, to, options);
+    return await migrateInto(source, to, env, options);
   } finally {
     await source.close().catch(() => undefined);
   }
 }
 
-async function migrateInto(source: Store, to: string, options: MigrateOptions): Promise<MigrateReport> {
-  const target = await openStore(to);
+async function migrateInto(source: Store, to: string, env: Env, options: MigrateOptions): Promise<MigrateReport> {
+  const target = await openStore(to, { env });
   try {
     const { migrate } = await import("../migrate.js");
     return { ...(await migrate(source, target, options)), from: source.url, to: target.url };
@@ -91,7 +97,7 @@ export class Maintenance {
 
   /** Copies this engine's workspaces (with their history) and tokens into the store at `to`. */
   migrate(to: string, options: MigrateOptions = {}): Promise<MigrateReport> {
-    return migrateInto(this.engine.store, to, options);
+    return migrateInto(this.engine.store, to, this.engine.settings.env, options);
   }
 
   /**

@@ -2,8 +2,10 @@
 // hash and kept in one file beside the store; opened on first use, pruned by gc, closed with the engine.
 import { existsSync } from "node:fs";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
+import type { Settings } from "../../core/settings.js";
 import { ChunkIndex } from "../../search/chunk-index.js";
-import { embedderFromEnv } from "../../search/embedder.js";
+import { embedderFrom } from "../../search/embedder.js";
+import type { EmbeddingProviders } from "../../search/embeddings/open.js";
 import { IndexDb, indexDbPath } from "../../store/index-db.js";
 import { SqliteChunkStore } from "../../store/search/chunk-store-sqlite.js";
 import { SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
@@ -15,10 +17,13 @@ export class SearchFiles {
   private indexDb: IndexDb | undefined;
   private chunkIndex: ChunkIndex | undefined;
   private contentIndex: SqliteTextIndex | undefined;
+  /** Embedding providers query opened for this engine (loaded on first use: costly to import). */
+  private embeddings: Promise<EmbeddingProviders> | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly home: string,
+    private readonly settings: Settings,
   ) {}
 
   /** The index file (derived data keyed by content hash), opened on first use. */
@@ -36,14 +41,21 @@ export class SearchFiles {
       read: async (hash) => (hash === EMPTY_SHA256 ? Buffer.alloc(0) : this.store.getBlob(hash)),
       // Snippets come from the files grep also reads: share its bounded cache of decoded text.
       text: (hash) => this.text.text(hash),
-      embedder: embedderFromEnv,
+      embedder: () =>
+        embedderFrom(this.settings.env, () => {
+          this.embeddings ??= import("../../search/embeddings/open.js").then((m) => new m.EmbeddingProviders());
+          return this.embeddings;
+        }),
+      release: async () => (await this.embeddings)?.close(),
     });
     return this.chunkIndex;
   }
 
   /** grep's content index (trigrams keyed by content hash) and text cache, shared by every workspace. */
   get text(): SqliteTextIndex {
-    this.contentIndex ??= new SqliteTextIndex(() => this.db, this.store);
+    this.contentIndex ??= new SqliteTextIndex(() => this.db, this.store, {
+      cacheUnits: this.settings.textCacheBytes,
+    });
     return this.contentIndex;
   }
 

@@ -52,7 +52,7 @@ export class Workspaces {
 
   /** The named workspace, else the current one, else a clear error saying how to pick one. */
   async resolve(name?: string): Promise<string> {
-    const chosen = name ?? process.env.AFS_WORKSPACE ?? (await this.current());
+    const chosen = name ?? this.engine.settings.workspace ?? (await this.current());
     if (!chosen) {
       throw new AfsError("INVALID_ARGUMENT", "no workspace given; pass -w NAME or choose one with: afs ws use NAME");
     }
@@ -182,7 +182,7 @@ export class Workspaces {
   /** Records what a directory holds as a safety checkpoint of `name`, head unmoved (null: nothing to keep). */
   private async keepDirectory(name: string, dir: string, description: string): Promise<CheckpointInfo | null> {
     const { importTree } = await import("../transfer.js");
-    const { root } = await importTree(this.engine.store, dir);
+    const { root } = await importTree(this.engine.store, dir, {}, this.engine.settings.env);
     return root === EMPTY_TREE ? null : keepRoot(this.engine, name, root, description);
   }
 
