@@ -41,10 +41,10 @@ export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = {
 };
 
 /**
- * Defaults, then the settings (an engine's `settings.env`), then explicit options; a malformed value
- * is refused, not ignored.
+ * Defaults, then the settings (an engine's `settings.env`; none given: the defaults alone), then
+ * explicit options; a malformed value is refused, not ignored.
  */
-export function resolveLimits(options: Partial<Limits>, env: Env): Limits {
+export function resolveLimits(options: Partial<Limits> = {}, env: Env = {}): Limits {
   const limits: Limits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(LIMIT_ENV) as (keyof Limits)[]) {
     const raw = env[LIMIT_ENV[key]];
