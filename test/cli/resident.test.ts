@@ -221,6 +221,24 @@ describe("the resident afs", () => {
     }
   });
 
+  it("takes the workspace from each caller's AFS_WORKSPACE, not from whoever opened the store first", async () => {
+    resident(["daemon", "start"]);
+    const other = await cli();
+    try {
+      other.ok(["ws", "create", "o"]);
+      other.ok(["fs", "write", "/here.txt", "--content", "createHash\n", "-w", "o"]);
+      const env = { AFS_HOME: other.home };
+      // The first caller names its workspace in the environment, and so opens the store.
+      expect(resident(["fs", "grep", "-l", "createHash"], { ...env, AFS_WORKSPACE: "o" }).stdout).toBe("/here.txt\n");
+      // The next names none and has no current one: told so, as a process alone would tell it.
+      const none = ["fs", "grep", "-l", "createHash"];
+      expect(pick(resident(none, env))).toEqual(pick(alone(none, env)));
+      expect(resident(none, env).status).toBe(2);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
   it("runs each command in its caller's environment: time zone, query's embedder settings", () => {
     resident(["daemon", "start"]);
     for (const TZ of ["Asia/Kathmandu", "America/St_Johns", "UTC"]) {

@@ -65,7 +65,8 @@ class Stores implements Engines {
     // Relative home and store paths are the caller's directory's: made absolute, they key the store.
     const { home, store } = locate(settings, request.cwd, request);
     // An Afs keeps the settings it opened with (the actor, the limits, query's embedder), so
-    // callers with other settings get their own; the workspace is chosen per command.
+    // callers with other settings get their own. The workspace is chosen per command (Io.workspace,
+    // from the caller's AFS_WORKSPACE), so it is left out: one caller's must not become another's.
     const { AFS_WORKSPACE: _, ...opened } = settings.env;
     const key = JSON.stringify([home, store, opened]);
     const pending = this.open.get(key);
@@ -81,7 +82,7 @@ class Stores implements Engines {
     }
     const opening = this.open.get(key);
     if (opening) return opening;
-    const lent = Afs.open({ ...request, home, store }).then((afs) => ({
+    const lent = Afs.open({ env: opened, cwd: request.cwd, home, store }).then((afs) => ({
       afs,
       users: 0,
       retired: false,
