@@ -69,14 +69,43 @@ for (const storeName of STORE_NAMES) {
         [1, "write", "/1", "a", ws],
         [2, "write", "/2", "a", ws],
       ]);
-      expect(first.next).toBe(2);
+      expect(first).toMatchObject({ next: 2, more: true });
       const second = await a.events.list(ws, { after: first.next, limit: 2 });
       expect(second.events.map((e) => e.path)).toEqual(["/3", "/4"]);
       const last = await a.events.list(ws, { after: second.next, limit: 2 });
-      expect(last).toMatchObject({ events: [{ seq: 5, path: "/5" }], next: 5 });
-      expect(await a.events.list(ws, { after: last.next })).toEqual({ events: [], next: 5 });
+      expect(last).toMatchObject({ events: [{ seq: 5, path: "/5" }], next: 5, more: false });
+      expect(await a.events.list(ws, { after: last.next })).toEqual({ events: [], next: 5, more: false });
       // Everything, by default from the start.
       expect((await a.events.list(ws)).events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it("filters by subtree, actor, operation and time, the cursor moving past what it looked at", async () => {
+      const { a, b, ws } = await pair();
+      await a.workspaces.create(ws);
+      await write(a, ws, "/src/a.ts");
+      await write(b, ws, "/src/lib/b.ts");
+      await write(a, ws, "/srcs/not-below.ts");
+      await write(a, ws, "/docs/c.md");
+      await a.checkpoints.create(ws, { name: "one" });
+      const t = Date.now() + 1;
+      while (Date.now() < t) await new Promise((r) => setTimeout(r, 1));
+      await write(b, ws, "/src/later.ts");
+
+      const paths = (page: { events: EventRecord[] }) => page.events.map((e) => e.path);
+      expect(paths(await a.events.list(ws, { path: "/src" }))).toEqual(["/src/a.ts", "/src/lib/b.ts", "/src/later.ts"]);
+      expect(paths(await a.events.list(ws, { path: "src/lib/" }))).toEqual(["/src/lib/b.ts"]);
+      expect(paths(await a.events.list(ws, { actor: "b" }))).toEqual(["/src/lib/b.ts", "/src/later.ts"]);
+      expect((await a.events.list(ws, { ops: ["checkpoint"] })).events.map((e) => e.seq)).toEqual([5]);
+      expect(paths(await a.events.list(ws, { since: t, path: "/src" }))).toEqual(["/src/later.ts"]);
+      // A page of one match: the cursor stops at it, and the next page goes on from there.
+      const first = await a.events.list(ws, { path: "/src", limit: 1 });
+      expect(first).toMatchObject({ next: 1, more: true });
+      const second = await a.events.list(ws, { path: "/src", limit: 1, after: first.next });
+      expect(second).toMatchObject({ events: [{ path: "/src/lib/b.ts" }], next: 2 });
+      // Past the last match, the cursor still moves over what was looked at.
+      const rest = await a.events.list(ws, { path: "/docs", after: 4 });
+      expect(rest).toEqual({ events: [], next: 6, more: false });
+      await expect(a.events.list(ws, { since: -5 })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     });
 
     it("refuses an unknown workspace and a bad cursor or limit", async () => {

@@ -3,36 +3,106 @@
 // sequence number as writes land through any process or machine sharing the store.
 import { AfsError } from "../../core/errors.js";
 import type { EventFollower, EventRecord } from "../../core/event.js";
+import { isWithin, normalizePath } from "../../core/paths.js";
 import { type Engine, requireWorkspace } from "./engine.js";
 
 export type { EventFollower, EventRecord };
 
 export interface EventPage {
-  /** Oldest first, every one after the `after` asked for. */
+  /** Oldest first, every one after the `after` asked for that passes the filter. */
   events: EventRecord[];
-  /** Pass as `after` for the next page: the last event's sequence number (`after` itself when none). */
+  /**
+   * Pass as `after` for the next page: the last event looked at (`after` itself when none). With a
+   * filter that is past the last event returned when a page's scan ended on events that did not pass.
+   */
   next: number;
+  /** Whether the log holds events after `next` (the next page may still find none that pass). */
+  more: boolean;
+}
+
+/** Which events a page keeps; every field given must hold. */
+export interface EventFilter {
+  /** This path or anything below it (a directory's subtree). */
+  path?: string;
+  actor?: string;
+  /** Any of these operations ("write", "replace", "checkpoint", …). */
+  ops?: readonly string[];
+  /** At or after this time (ms since the epoch). */
+  since?: number;
 }
 
 export const DEFAULT_EVENT_PAGE = 1000;
 export const MAX_EVENT_PAGE = 10_000;
+/**
+ * A filtered page stops looking after this many events and hands back a cursor, so a rare match in
+ * a long log costs the caller more pages, never one unbounded call.
+ */
+const MAX_EVENTS_SCANNED = 50_000;
+
+const positiveInteger = (name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `an integer from ${min}` : `an integer from ${min} to ${max}`;
+    throw new AfsError("INVALID_ARGUMENT", `${name} must be ${range}, not ${value}`);
+  }
+  return value;
+};
+
+/** The filter as one predicate (null: keeps everything, so a page reads the log once, unfiltered). */
+function matcher(filter: EventFilter): ((e: EventRecord) => boolean) | null {
+  const tests: ((e: EventRecord) => boolean)[] = [];
+  if (filter.path !== undefined) {
+    const path = normalizePath(filter.path);
+    tests.push((e) => isWithin(e.path, path));
+  }
+  if (filter.actor !== undefined) tests.push((e) => e.actor === filter.actor);
+  if (filter.ops !== undefined) {
+    const ops = new Set(filter.ops);
+    tests.push((e) => ops.has(e.op));
+  }
+  if (filter.since !== undefined) {
+    const since = positiveInteger("since", filter.since, 0);
+    tests.push((e) => e.time >= since);
+  }
+  return tests.length === 0 ? null : (e) => tests.every((t) => t(e));
+}
 
 export class Events {
   constructor(private readonly engine: Engine) {}
 
-  /** Events after sequence number `after` (default 0: from the start), at most `limit` (default 1000). */
-  async list(workspace: string, options: { after?: number; limit?: number } = {}): Promise<EventPage> {
-    const after = options.after ?? 0;
-    const limit = options.limit ?? DEFAULT_EVENT_PAGE;
-    if (!Number.isInteger(after) || after < 0) {
-      throw new AfsError("INVALID_ARGUMENT", `after must be a sequence number (an integer from 0), not ${after}`);
-    }
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_EVENT_PAGE) {
-      throw new AfsError("INVALID_ARGUMENT", `limit must be an integer from 1 to ${MAX_EVENT_PAGE}, not ${limit}`);
-    }
+  /**
+   * Events after sequence number `after` (default 0: from the start), at most `limit` (default
+   * 1000), those passing `filter` only.
+   */
+  async list(workspace: string, options: { after?: number; limit?: number } & EventFilter = {}): Promise<EventPage> {
+    const { after: from = 0, limit: asked = DEFAULT_EVENT_PAGE, ...filter } = options;
+    const after = positiveInteger("after (a sequence number)", from, 0);
+    const limit = positiveInteger("limit", asked, 1, MAX_EVENT_PAGE);
+    const keep = matcher(filter);
     await requireWorkspace(this.engine, workspace);
-    const events = await this.engine.store.listEvents(workspace, after, limit);
-    return { events, next: events[events.length - 1]?.seq ?? after };
+    const { store } = this.engine;
+    if (!keep) {
+      const events = await store.listEvents(workspace, after, limit + 1);
+      const page = events.slice(0, limit);
+      return { events: page, next: page[page.length - 1]?.seq ?? after, more: events.length > limit };
+    }
+    const kept: EventRecord[] = [];
+    let next = after;
+    let scanned = 0;
+    scan: while (kept.length < limit && scanned < MAX_EVENTS_SCANNED) {
+      const size = Math.min(MAX_EVENT_PAGE, MAX_EVENTS_SCANNED - scanned);
+      const batch = await store.listEvents(workspace, next, size);
+      for (const e of batch) {
+        scanned++;
+        next = e.seq;
+        if (keep(e) && kept.push(e) === limit) break scan;
+      }
+      if (batch.length < size) break;
+    }
+    return { events: kept, next, more: await this.hasAfter(workspace, next) };
+  }
+
+  private async hasAfter(workspace: string, seq: number): Promise<boolean> {
+    return (await this.engine.store.listEvents(workspace, seq, 1)).length > 0;
   }
 
   /**
