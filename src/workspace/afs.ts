@@ -20,7 +20,7 @@ import { VERSION } from "./version.js";
 
 export type { AttachResult } from "./engine/attachments.js";
 export type { DiffResult } from "./engine/checkpoints.js";
-export type { EventFollower, EventPage, EventRecord } from "./engine/events.js";
+export type { EventFilter, EventFollower, EventPage, EventRecord } from "./engine/events.js";
 export type { MigrateReport } from "./engine/maintenance.js";
 export type { TokenRecord, TokenRegistry } from "./engine/tokens.js";
 export type { ExportResult } from "./engine/workspaces.js";
