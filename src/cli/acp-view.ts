@@ -1,7 +1,7 @@
 // How `afs acp` shows a turn as it happens: the agent's text streams as it arrives, each tool call
 // gets a line (and its diff, when it carries one), and afs's own notes go to stderr.
 import type * as acp from "@agentclientprotocol/sdk";
-import { unifiedPatch } from "../core/patch.js";
+import { unifiedPatch } from "../core/unified-diff.js";
 
 export class TurnView {
   private readonly titles = new Map<string, string>();

@@ -14,5 +14,5 @@ export {
   toBrokeredFileError,
   type WatchEventName,
   type WriteResult,
-} from "../protocols/broker/server-helper.js";
+} from "../protocols/broker/client.js";
 export { BROKER_ERRORS, type BrokerErrorName } from "../protocols/broker/wire.js";

@@ -76,4 +76,4 @@ export {
   type ExportResult,
   VERSION,
 } from "../workspace/afs.js";
-export type { CheckpointInfo, WorkspaceInfo } from "../workspace/context.js";
+export type { CheckpointInfo, WorkspaceInfo } from "../workspace/info.js";

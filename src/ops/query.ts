@@ -1,11 +1,11 @@
 // query: ranked search for a concept or question over the files below a path. Keyword (BM25 over
-// chunks), semantic (embedding similarity) or both fused; the home's query index (indexes.query)
-// does the work when given, else the files are chunked and ranked on the spot (keyword only).
+// passages), semantic (embedding similarity) or both fused; the home's query index (indexes.query)
+// does the work when given, else the files are split and ranked on the spot (keyword only).
 import { z } from "zod";
-import { CHUNK_STRATEGIES } from "../search/chunks.js";
 import type { EmbeddingProvider } from "../search/embeddings/provider.js";
 import { RRF_K } from "../search/fusion.js";
 import type { SearchIndexes } from "../search/indexes.js";
+import { PASSAGE_STRATEGIES } from "../search/passages.js";
 import type { QueryIndex, ScopeFile } from "../search/query-index.js";
 import { planQuery, type SearchType } from "../search/query-plan.js";
 import { DEFAULT_EMBED_BUDGET, rankedSearch } from "../search/ranked-search.js";
@@ -61,7 +61,7 @@ export const queryArgs = z.strictObject({
     .describe("auto (default) or none. No reranking model ships with afs, so both keep the fused order."),
   explain: z.boolean().optional().describe("Include each result's component scores (rank and score per search)."),
   chunk_strategy: z
-    .enum(CHUNK_STRATEGIES)
+    .enum(PASSAGE_STRATEGIES)
     .optional()
     .describe(
       "auto (default): chunks follow structure (Markdown sections, top-level definitions, blank-line blocks; at most 120 lines / 8 KiB). regex: plain windows of about 40 lines.",
@@ -71,7 +71,7 @@ export type QueryArgs = z.infer<typeof queryArgs>;
 
 export interface QueryHit {
   path: string;
-  /** The chunk within the file's content: first 12 hex digits of the content hash, #, its position. */
+  /** The passage within the file's content: first 12 hex digits of the content hash, #, its position. */
   chunk_id: string;
   start_line: number;
   end_line: number;
@@ -107,13 +107,13 @@ export interface QueryResult {
 export interface QueryOptions {
   /** Most results one call returns whatever limit or all ask (the caller's result cap). */
   maxResults?: number;
-  /** Most chunk vectors one query computes. */
+  /** Most passage vectors one query computes. */
   embedBudget?: number;
   /** The home's indexes; query uses `query`, keyed by the content hashes the volume reports. */
   indexes?: SearchIndexes;
 }
 
-/** Six significant digits: BM25 of a word in most chunks is tiny but still orders results. */
+/** Six significant digits: BM25 of a word in most passages is tiny but still orders results. */
 const round = (n: number): number => Number(n.toPrecision(6));
 
 export async function query(volume: Volume, args: QueryArgs, options: QueryOptions = {}): Promise<QueryResult> {
@@ -173,11 +173,11 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
     const text = await index.text({ path: f.path, hash: f.blob });
     results.push({
       path: f.path,
-      chunk_id: chunkId(f.blob, f.chunk.seq),
-      start_line: f.chunk.start_line,
-      end_line: f.chunk.end_line,
+      chunk_id: passageId(f.blob, f.passage.seq),
+      start_line: f.passage.start_line,
+      end_line: f.passage.end_line,
       score: round(f.score),
-      snippet: text === null ? "" : snippet(text, f.chunk.start_line, f.chunk.end_line, ranked.words),
+      snippet: text === null ? "" : snippet(text, f.passage.start_line, f.passage.end_line, ranked.words),
       search_types: f.types,
     });
   }
@@ -195,7 +195,7 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
       })),
       results: chosen.map((f) => ({
         path: f.path,
-        chunk_id: chunkId(f.blob, f.chunk.seq),
+        chunk_id: passageId(f.blob, f.passage.seq),
         ...(ranked.lists.length > 1 ? { fused_score: round(f.fused) } : {}),
         components: f.components.map((c) => ({
           search: c.search,
@@ -209,7 +209,7 @@ export async function query(volume: Volume, args: QueryArgs, options: QueryOptio
   return result;
 }
 
-const chunkId = (blob: string, seq: number): string => `${blob.slice(0, 12)}#${seq}`;
+const passageId = (blob: string, seq: number): string => `${blob.slice(0, 12)}#${seq}`;
 
 /** The files a query covers: the path itself when it is a file, else every regular file below it. */
 async function scopeFiles(volume: Volume, root: string): Promise<ScopeFile[]> {

@@ -1,7 +1,7 @@
-// BM25 in memory, for volumes without a persistent index (a plain directory is chunked and ranked
+// BM25 in memory, for volumes without a persistent index (a plain directory is split and ranked
 // per query). Mirrors SQLite FTS5's bm25(): k1 = 1.2, b = 0.75, idf = ln((N - n + 0.5) / (n + 0.5))
 // floored at 1e-6, summed over the query's terms and phrases; statistics over the documents given.
-import type { KeywordQuery } from "./tokens.js";
+import type { KeywordQuery } from "./words.js";
 
 const K1 = 1.2;
 const B = 0.75;

@@ -10,8 +10,8 @@ export interface SearchIndexes {
    */
   readonly text?: TextIndex;
   /**
-   * The persistent index ranked search (query) uses: chunks, BM25 and vectors keyed by content hash.
-   * Absent (a plain directory): files are chunked and ranked per query, keyword only.
+   * The persistent index ranked search (query) uses: passages, BM25 and vectors keyed by content
+   * hash. Absent (a plain directory): files are split and ranked per query, keyword only.
    */
   readonly query?: QueryIndex;
 }

@@ -1,41 +1,44 @@
-// Running a query plan against a query index: each lex search ranks chunks by BM25, each vec or
+// Running a query plan against a query index: each lex search ranks passages by BM25, each vec or
 // hyde search by cosine similarity to its embedded text; every list is collapsed to files and the
-// lists are fused (fusion.ts). Vectors missing for chunks in scope are computed first, in batches.
+// lists are fused (fusion.ts). Vectors missing for passages in scope are computed first, in batches.
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
-import type { ChunkStrategy } from "./chunks.js";
 import type { EmbeddingProvider } from "./embeddings/provider.js";
-import { type ChunkHit, collapse, type FusedFile, fuse, type RankedFiles } from "./fusion.js";
+import { collapse, type FusedFile, fuse, type PassageHit, type RankedFiles } from "./fusion.js";
+import type { PassageStrategy } from "./passages.js";
 import type { IndexedFile, QueryIndex } from "./query-index.js";
 import type { Search } from "./query-plan.js";
-import { parseKeywordQuery, queryWords, STOP_WORDS, tokenize } from "./tokens.js";
+import { parseKeywordQuery, queryWords, STOP_WORDS, tokenize } from "./words.js";
 
 export interface RankedSearchInput {
   index: QueryIndex;
   files: readonly IndexedFile[];
   searches: readonly Search[];
   intent?: string | undefined;
-  strategy: ChunkStrategy;
+  strategy: PassageStrategy;
   /** Needed when a vec or hyde search runs. */
   provider: EmbeddingProvider | null;
   /** Files each search hands to fusion (Infinity: all that match). */
   candidates: number;
-  /** Most chunk vectors computed within one query; the rest wait for a later query or `afs index build --embeddings`. */
+  /**
+   * Most passage vectors computed within one query; the rest wait for a later query or `afs index
+   * build --embeddings`.
+   */
   embedBudget: number;
 }
 
 export interface RankedSearchOutput {
   files: FusedFile[];
   lists: RankedFiles[];
-  /** Words that point at the best line of a chunk, for snippets. */
+  /** Words that point at the best line of a passage, for snippets. */
   words: Set<string>;
   warnings: string[];
 }
 
 export const DEFAULT_EMBED_BUDGET = 2000;
 
-/** Ranks one search's files, fetching more chunks until enough files are reached. */
-type Gather = (i: number, s: Search, fetch: (n: number) => Promise<ChunkHit[]>) => Promise<RankedFiles>;
+/** Ranks one search's files, fetching more passages until enough files are reached. */
+type Gather = (i: number, s: Search, fetch: (n: number) => Promise<PassageHit[]>) => Promise<RankedFiles>;
 
 export async function rankedSearch(input: RankedSearchInput): Promise<RankedSearchOutput> {
   const { index, strategy, candidates } = input;
@@ -54,7 +57,7 @@ export async function rankedSearch(input: RankedSearchInput): Promise<RankedSear
   };
   const warnings: string[] = [];
 
-  /** Fetches more chunks until `candidates` files are reached or the index has no more. */
+  /** Fetches more passages until `candidates` files are reached or the index has no more. */
   const gather: Gather = async (i, s, fetch) => {
     const all = !Number.isFinite(candidates);
     for (let n = all ? Number.MAX_SAFE_INTEGER : Math.max(50, candidates * 4); ; n *= 4) {
@@ -83,7 +86,7 @@ export async function rankedSearch(input: RankedSearchInput): Promise<RankedSear
     for (const w of queryWords(q)) words.add(w);
     lists.push(
       await gather(i, s, async (n) =>
-        (await index.keyword(q, strategy, scope, n)).map((h) => ({ chunk: h.chunk, score: h.score })),
+        (await index.keyword(q, strategy, scope, n)).map((h) => ({ passage: h.passage, score: h.score })),
       ),
     );
   }
@@ -104,7 +107,7 @@ export async function rankedSearch(input: RankedSearchInput): Promise<RankedSear
   return { files: fuse(lists), lists, words, warnings };
 }
 
-/** One ranking per vec or hyde search, after embedding the chunks in scope that lack vectors. */
+/** One ranking per vec or hyde search, after embedding the passages in scope that lack vectors. */
 async function vectorLists(
   input: RankedSearchInput,
   provider: EmbeddingProvider,
@@ -121,7 +124,8 @@ async function vectorLists(
     );
   }
   const text = (s: Search): string => (input.intent ? `${input.intent}\n\n${s.query}` : s.query);
-  // vec texts are questions; hyde texts are passages, embedded like the chunks they should resemble.
+  // vec texts are questions; hyde texts are passages, embedded like the passages they should
+  // resemble.
   const vectors = new Map<number, Float32Array>();
   for (const kind of ["query", "document"] as const) {
     const group = searches.filter(({ s }) => (s.type === "vec") === (kind === "query"));
@@ -138,7 +142,7 @@ async function vectorLists(
     lists.push(
       await gather(i, s, async (n) =>
         (await index.nearest(provider, vector, strategy, scope, n)).map((h) => ({
-          chunk: h.chunk,
+          passage: h.passage,
           score: h.similarity,
         })),
       ),

@@ -1,13 +1,13 @@
-// A query index that lives for one query, for volumes without a persistent one (a plain
-// directory): files are read and chunked on the spot and ranked by BM25 in memory, with statistics
+// A query index that lives for one query, for volumes without a persistent one (a plain directory):
+// files are read and split into passages on the spot and ranked by BM25 in memory, with statistics
 // over the files in scope. Keyword only: semantic search needs a workspace's stored vectors.
 import { isAfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
 import { bm25Rank } from "./bm25.js";
-import { type ChunkStrategy, chunkDocument, chunkFile, MAX_FILE_BYTES } from "./chunks.js";
+import { filePassages, MAX_FILE_BYTES, type PassageStrategy, passageDocument } from "./passages.js";
 import type { Embedder, IndexedFile, KeywordHit, QueryIndex, ScopeFile, VectorHit } from "./query-index.js";
-import { type KeywordQuery, tokenize } from "./tokens.js";
+import { type KeywordQuery, tokenize } from "./words.js";
 
 /** Where a scan reads files: a Volume will do (only these two of its members are used). */
 export interface ScannedFiles {
@@ -17,7 +17,7 @@ export interface ScannedFiles {
   readFile(path: string): Promise<Buffer>;
 }
 
-interface ScannedChunk {
+interface ScannedPassage {
   blob: Hash;
   seq: number;
   start_line: number;
@@ -27,11 +27,11 @@ interface ScannedChunk {
 }
 
 export class ScanIndex implements QueryIndex {
-  private readonly blobs = new Map<Hash, { text: string | null; chunks: ScannedChunk[] }>();
+  private readonly blobs = new Map<Hash, { text: string | null; passages: ScannedPassage[] }>();
 
   constructor(private readonly files: ScannedFiles) {}
 
-  async prepare(files: readonly ScopeFile[], strategy: ChunkStrategy): Promise<IndexedFile[]> {
+  async prepare(files: readonly ScopeFile[], strategy: PassageStrategy): Promise<IndexedFile[]> {
     const out: IndexedFile[] = [];
     for (const f of files) {
       if (f.size > MAX_FILE_BYTES) continue;
@@ -39,15 +39,15 @@ export class ScanIndex implements QueryIndex {
       if (!data) continue;
       const hash = f.hash ?? sha256(data);
       if (!this.blobs.has(hash)) {
-        const chunks = chunkFile(data, f.path, strategy).chunks.map((c) => ({
+        const passages = filePassages(data, f.path, strategy).passages.map((c) => ({
           blob: hash,
           seq: c.seq,
           start_line: c.start_line,
           end_line: c.end_line,
           hash: "",
-          tokens: tokenize(chunkDocument(c)),
+          tokens: tokenize(passageDocument(c)),
         }));
-        this.blobs.set(hash, { text: decodeText(data), chunks });
+        this.blobs.set(hash, { text: decodeText(data), passages });
       }
       out.push({ path: f.path, hash });
     }
@@ -56,14 +56,14 @@ export class ScanIndex implements QueryIndex {
 
   async keyword(
     query: KeywordQuery,
-    _strategy: ChunkStrategy,
+    _strategy: PassageStrategy,
     scope: ReadonlySet<Hash>,
     limit: number,
   ): Promise<KeywordHit[]> {
-    const docs = [...scope].flatMap((h) => this.blobs.get(h)?.chunks ?? []);
+    const docs = [...scope].flatMap((h) => this.blobs.get(h)?.passages ?? []);
     return bm25Rank(docs, query)
       .slice(0, limit)
-      .map(({ doc: { tokens: _, ...chunk }, score }) => ({ chunk, score }));
+      .map(({ doc: { tokens: _, ...passage }, score }) => ({ passage, score }));
   }
 
   async embedder(): Promise<Embedder> {

@@ -1,13 +1,13 @@
-// The few lines of a chunk shown with a search result: the line holding most of the query's words
-// with one line either side, or the chunk's first lines when no word is on any line.
-import { chunkLines } from "./chunks.js";
-import { tokenize } from "./tokens.js";
+// The few lines of a passage shown with a search result: the line holding most of the query's words
+// with one line either side, or the passage's first lines when no word is on any line.
+import { passageLines } from "./passages.js";
+import { tokenize } from "./words.js";
 
 const SNIPPET_CHARS = 400;
 
 export function snippet(text: string, startLine: number, endLine: number, words: ReadonlySet<string>): string {
-  // The chunk's line numbers count lines the way chunking split them.
-  const lines = chunkLines(text).slice(startLine - 1, endLine);
+  // The passage's line numbers count lines the way passages split them.
+  const lines = passageLines(text).slice(startLine - 1, endLine);
   let best = -1;
   let bestHits = 0;
   for (const [i, line] of lines.entries()) {

@@ -1,68 +1,71 @@
-// The storage seams under ranked search: chunk records with their keyword index, and vectors.
+// The storage seams under ranked search: passage records with their keyword index, and vectors.
 // Everything stored is derived from content and keyed by hashes, so entries never go stale; only
 // `drop`, and `prune` of contents the blob store no longer holds, remove them.
 // Implementations: src/store/search/*-sqlite.ts.
 import type { Hash } from "../core/hash.js";
-import type { ChunkStrategy } from "./chunks.js";
-import type { ChunkRef, KeywordHit } from "./query-index.js";
-import type { KeywordQuery } from "./tokens.js";
+import type { PassageStrategy } from "./passages.js";
+import type { KeywordHit, PassageRef } from "./query-index.js";
+import type { KeywordQuery } from "./words.js";
 
-export interface ChunkRecord {
+export interface PassageRecord {
   seq: number;
   start_line: number;
   end_line: number;
   hash: Hash;
-  /** The chunk's words, space-separated in order (tokens.ts), for the keyword index. */
+  /** The passage's words, space-separated in order (words.ts), for the keyword index. */
   terms: string;
 }
 
-export interface ChunkedBlob {
+export interface BlobPassages {
   blob: Hash;
-  /** The file name it was chunked under (the extension picks the rules); re-chunking uses it again. */
+  /** The file name it was split under (the extension picks the rules); re-splitting uses it again. */
   name: string;
-  chunks: readonly ChunkRecord[];
+  passages: readonly PassageRecord[];
   skipped?: "binary" | "huge";
 }
 
-export interface ChunkStore {
+export interface PassageStore {
   /** Changes whenever the store is dropped or pruned, so callers know to forget what they cached. */
   generation(): Promise<number>;
-  /** Which of `blobs` are chunked with `strategy`. */
-  chunked(strategy: ChunkStrategy, blobs: readonly Hash[]): Promise<Set<Hash>>;
-  /** Stores blobs' chunks; a blob another writer stored meanwhile is kept as it is. */
-  put(strategy: ChunkStrategy, blobs: readonly ChunkedBlob[]): Promise<void>;
-  /** Each blob's chunks in order and the name it was chunked under (blobs not chunked are absent). */
-  chunksOf(strategy: ChunkStrategy, blobs: readonly Hash[]): Promise<Map<Hash, { name: string; chunks: ChunkRef[] }>>;
+  /** Which of `blobs` are split with `strategy`. */
+  indexed(strategy: PassageStrategy, blobs: readonly Hash[]): Promise<Set<Hash>>;
+  /** Stores blobs' passages; a blob another writer stored meanwhile is kept as it is. */
+  put(strategy: PassageStrategy, blobs: readonly BlobPassages[]): Promise<void>;
+  /** Each blob's passages in order and the name it was split under (blobs not split are absent). */
+  passagesOf(
+    strategy: PassageStrategy,
+    blobs: readonly Hash[],
+  ): Promise<Map<Hash, { name: string; passages: PassageRef[] }>>;
   /**
-   * Chunks ranked by BM25 over the whole store (not only a scope: callers filter), best first.
-   * A chunk qualifies with any term or phrase and without any excluded sequence.
+   * Passages ranked by BM25 over the whole store (not only a scope: callers filter), best first.
+   * A passage qualifies with any term or phrase and without any excluded sequence.
    */
-  keyword(strategy: ChunkStrategy, query: KeywordQuery, limit: number): Promise<KeywordHit[]>;
-  /** Like keyword, among the chunks of a few blobs only (statistics still over the whole store). */
+  keyword(strategy: PassageStrategy, query: KeywordQuery, limit: number): Promise<KeywordHit[]>;
+  /** Like keyword, among the passages of a few blobs only (statistics still over the whole store). */
   keywordWithin(
-    strategy: ChunkStrategy,
+    strategy: PassageStrategy,
     query: KeywordQuery,
     blobs: readonly Hash[],
     limit: number,
   ): Promise<KeywordHit[]>;
   /** Counts for `afs index status`. */
-  stats(strategy: ChunkStrategy): Promise<{ blobs: number; chunks: number }>;
-  /** Forgets every chunk (and the keyword index). */
+  stats(strategy: PassageStrategy): Promise<{ blobs: number; chunks: number }>;
+  /** Forgets every passage (and the keyword index). */
   drop(): Promise<void>;
   /**
    * Forgets the blobs for which `keep` is false (gc: those the store no longer holds), with their
-   * chunks, and changes the generation when it removes any. Returns how many of each went.
+   * passages, and changes the generation when it removes any. Returns how many of each went.
    */
   prune(keep: (blob: Hash) => boolean): Promise<{ blobs: number; chunks: number }>;
 }
 
 export interface VectorStore {
-  /** Vectors from `provider` for the chunk hashes that have one. */
-  get(provider: string, chunks: readonly Hash[]): Promise<Map<Hash, Float32Array>>;
-  put(provider: string, vectors: ReadonlyArray<{ chunk: Hash; vector: Float32Array }>): Promise<void>;
+  /** Vectors from `provider` for the passage hashes that have one. */
+  get(provider: string, passages: readonly Hash[]): Promise<Map<Hash, Float32Array>>;
+  put(provider: string, vectors: ReadonlyArray<{ passage: Hash; vector: Float32Array }>): Promise<void>;
   count(provider: string): Promise<number>;
   /** Forgets every vector of every provider. */
   drop(): Promise<void>;
-  /** Forgets the vectors of chunk hashes no chunk in the chunk store holds any more; returns how many. */
+  /** Forgets the vectors of passage hashes no passage in the passage store holds any more; returns how many. */
   prune(): Promise<number>;
 }

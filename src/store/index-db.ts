@@ -29,7 +29,7 @@ export class IndexDb {
 
   /**
    * Brings one component's tables to the newest version: `steps[i]` migrates version i to i + 1.
-   * Components (text index, chunks, vectors) version their tables independently.
+   * Components (text index, passages, vectors) version their tables independently.
    */
   ensureSchema(component: string, steps: readonly string[]): void {
     const version = (): number =>

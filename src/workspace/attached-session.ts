@@ -4,7 +4,7 @@
 import { DirWatcher, type DirWatcherOptions } from "../volume/dir-watcher.js";
 import type { Afs } from "./afs.js";
 import { realDirectory } from "./attachments.js";
-import type { CheckpointInfo } from "./context.js";
+import type { CheckpointInfo } from "./info.js";
 import type { RecordResult } from "./record.js";
 
 export interface AttachedSessionOptions {

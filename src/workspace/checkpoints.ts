@@ -6,10 +6,10 @@ import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { keptChanging, RETRY, retryIfConflict, retryOnConflict } from "../core/retry.js";
 import type { CheckpointKind, CheckpointRecord } from "../store/store.js";
-import { type CheckpointInfo, checkpointInfo, type EngineContext, snapshot } from "./context.js";
 import { fold } from "./fold.js";
+import { type CheckpointInfo, checkpointInfo } from "./info.js";
 import { checkName } from "./names.js";
-import { notFoundWorkspace } from "./snapshot.js";
+import { type EngineContext, notFoundWorkspace, snapshot } from "./snapshot.js";
 import { TreeWriter } from "./tree.js";
 
 export interface CreateCheckpointOptions {

@@ -2,9 +2,9 @@
 // Identical content that moved is reported once as a rename; text changes carry unified hunks.
 import type { Entry } from "../core/entry.js";
 import type { Hash } from "../core/hash.js";
-import { unifiedPatch } from "../core/patch.js";
 import { joinPath } from "../core/paths.js";
 import { decodeText } from "../core/text.js";
+import { unifiedPatch } from "../core/unified-diff.js";
 import type { Store } from "../store/store.js";
 import type { TreeReader } from "./tree.js";
 

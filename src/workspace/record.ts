@@ -22,8 +22,7 @@ import {
   scopesInside,
 } from "../volume/dir-scan.js";
 import { storeFile } from "./blob-file.js";
-import { type EngineContext, snapshot } from "./context.js";
-import type { Snapshot } from "./snapshot.js";
+import { type EngineContext, type Snapshot, snapshot } from "./snapshot.js";
 import { TreeWriter } from "./tree.js";
 
 /**

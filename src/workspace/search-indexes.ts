@@ -1,16 +1,16 @@
 // Driving the search indexes for `afs index`: what they hold against what the workspaces hold,
-// and building what is missing (query chunks, grep's content index, and on request vectors).
+// and building what is missing (query passages, grep's content index, and on request vectors).
 // Both indexes are keyed by content hash, so each distinct blob is indexed once for all workspaces.
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
-import type { ChunkStrategy } from "../search/chunks.js";
+import type { PassageStrategy } from "../search/passages.js";
 import type { Progress, ScopeFile } from "../search/query-index.js";
 import type { TextIndexStatus } from "../search/text-index.js";
 import type { Volume } from "../volume/volume.js";
 import type { SearchFiles } from "./engine/search-files.js";
 
 /** The strategy `afs index` builds: the default of file_query. */
-const STRATEGY: ChunkStrategy = "auto";
+const STRATEGY: PassageStrategy = "auto";
 
 export interface WorkspaceCoverage {
   name: string;
@@ -18,10 +18,10 @@ export interface WorkspaceCoverage {
   /** Distinct contents among the files. */
   blobs: number;
   bytes: number;
-  /** Of the blobs, those chunked. */
+  /** Of the blobs, those split into passages. */
   chunked: number;
   chunks: number;
-  /** Chunks with a vector from the configured provider (absent without one). */
+  /** Passages with a vector from the configured provider (absent without one). */
   vectors?: number;
 }
 
@@ -41,7 +41,7 @@ export interface IndexStatus {
 
 export interface BuildOptions {
   embeddings?: boolean;
-  /** Drop the chunk index and grep's content index first (with `embeddings`, the vectors too). */
+  /** Drop the passage index and grep's content index first (with `embeddings`, the vectors too). */
   rebuild?: boolean;
   onProgress?: (stage: "chunks" | "text" | "vectors", done: number, total: number) => void;
 }

@@ -7,6 +7,18 @@ import { ancestors, ROOT, segments } from "../core/paths.js";
 import type { Store, WorkspaceRecord } from "../store/store.js";
 import type { TreeReader } from "./tree.js";
 
+/** What the workspace engine's functions share: the store, the tree cache, and who is acting. */
+export interface EngineContext {
+  store: Store;
+  trees: TreeReader;
+  /** Checkpoint id → root tree (checkpoints are immutable). */
+  roots: Map<string, Hash>;
+  actor: string;
+}
+
+export const snapshot = (ctx: EngineContext, workspace: string): Promise<Snapshot> =>
+  Snapshot.take(ctx.store, ctx.trees, workspace, ctx.roots);
+
 /** The root directory as an entry; its hash is the tree the overlay is laid over. */
 const rootEntry = (root: Hash, mtime: number): Entry => ({ kind: "dir", hash: root, size: 0, mode: 0o755, mtime });
 

@@ -3,9 +3,8 @@
 // or by its id.
 import { AfsError } from "../core/errors.js";
 import type { CheckpointRecord, WorkspaceRecord } from "../store/store.js";
-import type { EngineContext } from "./context.js";
 import { checkName, workspaceId } from "./names.js";
-import { notFoundWorkspace } from "./snapshot.js";
+import { type EngineContext, notFoundWorkspace } from "./snapshot.js";
 
 const ID_PATTERN = /^ws_[0-9a-f]{20}$/;
 

@@ -14,7 +14,7 @@ import {
   ElicitResultSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { BrokeredFiles, clientSupportsBrokering, type Extra } from "../../src/protocols/broker/server-helper.js";
+import { BrokeredFiles, clientSupportsBrokering, type Extra } from "../../src/protocols/broker/client.js";
 
 if (process.argv[2] === "exit") process.exit(3);
 

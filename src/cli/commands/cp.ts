@@ -1,8 +1,8 @@
 // `afs cp …`: checkpoints of the current (or -w) workspace: create, list, show, diff, restore, delete.
 import type { Command } from "commander";
 import type { DiffResult } from "../../workspace/afs.js";
-import type { CheckpointInfo } from "../../workspace/context.js";
 import type { Change } from "../../workspace/diff.js";
+import type { CheckpointInfo } from "../../workspace/info.js";
 import { type Io, workspaceOption } from "../context.js";
 import { type JsonFlag, table } from "../output.js";
 import { leaf } from "./leaf.js";

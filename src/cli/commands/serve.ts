@@ -53,7 +53,7 @@ export function registerServe(program: Command, io: Io): void {
           env: io.env,
         });
         // Loaded here: other commands should not pay for the HTTP server and the MCP SDK.
-        const { serveHttp } = await import("../../server/http-server.js");
+        const { serveHttp } = await import("../../protocols/mcp/http/server.js");
         const serving = await serveHttp({
           afs,
           host: flags.host,

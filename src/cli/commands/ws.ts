@@ -1,7 +1,7 @@
 // `afs ws …`: create, list, show, choose, fork, delete, import and export workspaces.
 import type { Command } from "commander";
 import { AfsError } from "../../core/errors.js";
-import type { WorkspaceInfo } from "../../workspace/context.js";
+import type { WorkspaceInfo } from "../../workspace/info.js";
 import type { Io } from "../context.js";
 import { bytes, type JsonFlag, plural, table } from "../output.js";
 import { progressBar } from "../progress.js";

@@ -2,7 +2,7 @@
 // in a bounded log, and each file's text before the session's first write is kept so the host can
 // ask for the session's changed files and their unified diffs at any time.
 import type { Hash } from "../../core/hash.js";
-import { unifiedPatch } from "../../core/patch.js";
+import { unifiedPatch } from "../../core/unified-diff.js";
 import { EventLog } from "../../volume/event-log.js";
 
 export interface WriteEvent {

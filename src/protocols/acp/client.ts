@@ -4,7 +4,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { Approvals } from "../../access/approvals.js";
 import { AfsError } from "../../core/errors.js";
-import { unifiedPatch } from "../../core/patch.js";
+import { unifiedPatch } from "../../core/unified-diff.js";
 import { VERSION } from "../../workspace/version.js";
 import { answer } from "./errors.js";
 import type { AcpFiles } from "./files.js";

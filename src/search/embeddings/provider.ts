@@ -1,5 +1,6 @@
 // The embedding provider seam of semantic search: texts in, unit-length vectors out. file_query
-// stores vectors per (provider id, chunk hash) and ranks by dot product, whichever provider made them.
+// stores vectors per (provider id, passage hash) and ranks by dot product, whichever provider made
+// them.
 
 export type EmbedKind = "document" | "query";
 
@@ -10,8 +11,9 @@ export interface EmbedOptions {
 
 export interface EmbeddingProvider {
   /**
-   * Names the vector space, e.g. "openai:text-embedding-3-small" or "onnx:all-MiniLM-L6-v2@3f2a9c1e04b7".
-   * Vectors from different ids are never compared, so the id changes whenever the model does.
+   * Names the vector space, e.g. "openai:text-embedding-3-small" or
+   * "onnx:all-MiniLM-L6-v2@3f2a9c1e04b7". Vectors from different ids are never compared, so the id
+   * changes whenever the model does.
    */
   readonly id: string;
   /** Vector length: known up front when the model says so, otherwise after the first embed call. */
@@ -23,7 +25,8 @@ export interface EmbeddingProvider {
   readonly batchSize: number;
   /**
    * One vector per text, in order, each of length 1 (so cosine similarity is the dot product).
-   * `kind` says whether texts are stored chunks or a search query; asymmetric models treat them differently.
+   * `kind` says whether texts are stored passages or a search query; asymmetric models treat them
+   * differently.
    */
   embed(texts: readonly string[], kind: EmbedKind, options?: EmbedOptions): Promise<Float32Array[]>;
   /** Frees what the provider holds (an ONNX session); a later embed call opens it again. */

@@ -1,5 +1,6 @@
-// The BERT tokenizer sentence-transformers models expect: the basic pass (clean, split CJK, lowercase,
-// strip accents, split punctuation) then greedy longest-match WordPiece, as Hugging Face's BertTokenizer.
+// The BERT tokenizer sentence-transformers models expect: the basic pass (clean, split CJK,
+// lowercase, strip accents, split punctuation) then greedy longest-match WordPiece, as Hugging
+// Face's BertTokenizer.
 
 export interface WordPieceOptions {
   /** Token → id, as vocab.txt lists them (line number = id). */
@@ -86,7 +87,7 @@ export class WordPieceTokenizer {
   }
 
   /**
-   * Word by word, so encode stops reading once maxLength is reached (a chunk of several KiB usually
+   * Word by word, so encode stops reading once maxLength is reached (a passage of several KiB usually
    * fills 256 tokens within its first KiB). Separators are what BERT's cleaning turns into spaces.
    */
   private *words(text: string): Generator<string> {

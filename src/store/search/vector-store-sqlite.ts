@@ -1,6 +1,6 @@
-// Embedding vectors in the index file (afs.index.db), one row per (provider id, chunk hash), the
-// vector as little-endian Float32 bytes. A chunk's vector is computed once per provider, whichever
-// blob, workspace or checkpoint holds the chunk.
+// Embedding vectors in the index file (afs.index.db), one row per (provider id, passage hash), the
+// vector as little-endian Float32 bytes. A passage's vector is computed once per provider, whichever
+// blob, workspace or checkpoint holds the passage.
 import type Database from "better-sqlite3";
 import type { Hash } from "../../core/hash.js";
 import { vectorFromBytes, vectorToBytes } from "../../search/embeddings/provider.js";
@@ -43,10 +43,10 @@ export class SqliteVectorStore implements VectorStore {
     return this.statements();
   }
 
-  async get(provider: string, chunks: readonly Hash[]): Promise<Map<Hash, Float32Array>> {
+  async get(provider: string, passages: readonly Hash[]): Promise<Map<Hash, Float32Array>> {
     const out = new Map<Hash, Float32Array>();
-    for (let i = 0; i < chunks.length; i += PAGE) {
-      const rows = this.st.get.all(JSON.stringify(chunks.slice(i, i + PAGE)), provider) as {
+    for (let i = 0; i < passages.length; i += PAGE) {
+      const rows = this.st.get.all(JSON.stringify(passages.slice(i, i + PAGE)), provider) as {
         chunk: string;
         vector: Buffer;
       }[];
@@ -55,7 +55,7 @@ export class SqliteVectorStore implements VectorStore {
     return out;
   }
 
-  async put(provider: string, vectors: ReadonlyArray<{ chunk: Hash; vector: Float32Array }>): Promise<void> {
+  async put(provider: string, vectors: ReadonlyArray<{ passage: Hash; vector: Float32Array }>): Promise<void> {
     const st = this.st;
     st.db
       .transaction(() => {
@@ -63,7 +63,7 @@ export class SqliteVectorStore implements VectorStore {
           const bytes = vectorToBytes(v.vector);
           st.put.run(
             provider,
-            Buffer.from(v.chunk, "hex"),
+            Buffer.from(v.passage, "hex"),
             Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
           );
         }
@@ -76,14 +76,14 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   /**
-   * Vectors are keyed by chunk hash, not blob, so they are pruned by what the chunk index still
+   * Vectors are keyed by passage hash, not blob, so they are pruned by what the passage index still
    * holds: its query_chunks table lives in this file too. Vectors never enter another process's
-   * cache wrongly (a chunk hash names its text), so no generation is needed.
+   * cache wrongly (a passage hash names its text), so no generation is needed.
    */
   async prune(): Promise<number> {
     const { db } = this.st;
-    const chunks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'query_chunks'").get();
-    const sql = chunks
+    const passages = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'query_chunks'").get();
+    const sql = passages
       ? "DELETE FROM query_vectors WHERE chunk NOT IN (SELECT hash FROM query_chunks)"
       : "DELETE FROM query_vectors";
     return db.transaction(() => db.prepare(sql).run().changes).immediate();

@@ -8,8 +8,8 @@ import {
   listCheckpoints,
   restoreCheckpoint,
 } from "../checkpoints.js";
-import { type CheckpointInfo, checkpointInfo } from "../context.js";
 import type { Change, DiffSummary } from "../diff.js";
+import { type CheckpointInfo, checkpointInfo } from "../info.js";
 import { type Engine, liveRoot } from "./engine.js";
 
 export interface DiffResult {

@@ -1,7 +1,7 @@
 // `afs.indexes`: the home's search indexes, keyed by content hash so one set serves every
 // workspace and checkpoint: grep's content index, ranked search's index, and `afs index`'s
 // status and build over them.
-import type { ChunkIndex } from "../../search/chunk-index.js";
+import type { PassageIndex } from "../../search/passage-index.js";
 import type { SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
 import type { BuildOptions, BuildResult, IndexStatus } from "../search-indexes.js";
 import type { Engine } from "./engine.js";
@@ -18,8 +18,8 @@ export class Indexes {
     return this.engine.search.text;
   }
 
-  /** Ranked search's index (chunks, BM25, vectors; keyed by content hash). */
-  get query(): ChunkIndex {
+  /** Ranked search's index (passages, BM25, vectors; keyed by content hash). */
+  get query(): PassageIndex {
     return this.engine.search.query;
   }
 

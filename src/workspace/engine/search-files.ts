@@ -1,13 +1,14 @@
-// The home's search indexes (grep's trigrams, ranked search's chunks and vectors), keyed by content
-// hash and kept in one file beside the store; opened on first use, pruned by gc, closed with the engine.
+// The home's search indexes (grep's trigrams, ranked search's passages and vectors), keyed by
+// content hash and kept in one file beside the store; opened on first use, pruned by gc, closed
+// with the engine.
 import { existsSync } from "node:fs";
 import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
 import type { Settings } from "../../core/settings.js";
-import { ChunkIndex } from "../../search/chunk-index.js";
 import { embedderFrom } from "../../search/embedder.js";
 import type { EmbeddingProviders } from "../../search/embeddings/open.js";
+import { PassageIndex } from "../../search/passage-index.js";
 import { IndexDb, indexDbPath } from "../../store/index-db.js";
-import { SqliteChunkStore } from "../../store/search/chunk-store-sqlite.js";
+import { SqlitePassageStore } from "../../store/search/passage-store-sqlite.js";
 import { SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../../store/search/vector-store-sqlite.js";
 import type { Store } from "../../store/store.js";
@@ -15,7 +16,7 @@ import type { IndexPruned } from "../gc.js";
 
 export class SearchFiles {
   private indexDb: IndexDb | undefined;
-  private chunkIndex: ChunkIndex | undefined;
+  private passageIndex: PassageIndex | undefined;
   private contentIndex: SqliteTextIndex | undefined;
   /** Embedding providers query opened for this engine (loaded on first use: costly to import). */
   private embeddings: Promise<EmbeddingProviders> | undefined;
@@ -32,10 +33,10 @@ export class SearchFiles {
     return this.indexDb;
   }
 
-  /** Ranked search's index (chunks, BM25, vectors; keyed by content hash), shared by every workspace. */
-  get query(): ChunkIndex {
-    this.chunkIndex ??= new ChunkIndex({
-      chunks: new SqliteChunkStore(() => this.db),
+  /** Ranked search's index (passages, BM25, vectors; keyed by content hash), shared by every workspace. */
+  get query(): PassageIndex {
+    this.passageIndex ??= new PassageIndex({
+      passages: new SqlitePassageStore(() => this.db),
       vectors: new SqliteVectorStore(() => this.db),
       // Empty files are never stored as blobs.
       read: async (hash) => (hash === EMPTY_SHA256 ? Buffer.alloc(0) : this.store.getBlob(hash)),
@@ -48,7 +49,7 @@ export class SearchFiles {
         }),
       release: async () => (await this.embeddings)?.close(),
     });
-    return this.chunkIndex;
+    return this.passageIndex;
   }
 
   /** grep's content index (trigrams keyed by content hash) and text cache, shared by every workspace. */
@@ -69,7 +70,7 @@ export class SearchFiles {
   }
 
   async close(): Promise<void> {
-    await this.chunkIndex?.close();
+    await this.passageIndex?.close();
     this.indexDb?.close();
   }
 }

@@ -6,7 +6,7 @@ import type { AttachedVolume } from "../attached-volume.js";
 import { attachments, realDirectory, setAttachment } from "../attachments.js";
 import { createCheckpoint, getCheckpoint, keepRoot, restoreCheckpoint } from "../checkpoints.js";
 import { readConfig, writeConfig } from "../config.js";
-import { type CheckpointInfo, type WorkspaceInfo, workspaceInfo } from "../context.js";
+import { type CheckpointInfo, type WorkspaceInfo, workspaceInfo } from "../info.js";
 import { checkName } from "../names.js";
 import { notFoundWorkspace } from "../snapshot.js";
 import { findWorkspace, setTemplate, templateSlugs, templateSource } from "../templates.js";

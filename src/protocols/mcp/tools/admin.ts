@@ -3,7 +3,7 @@
 // hosted control plane's (the reference's), one schema each; get and delete take a name or an id.
 import { z } from "zod";
 import { AfsError } from "../../../core/errors.js";
-import type { WorkspaceInfo } from "../../../workspace/context.js";
+import type { WorkspaceInfo } from "../../../workspace/info.js";
 import { workspaceInfo } from "../schemas.js";
 import { ADDITIVE, defineTool, READ, type Tool } from "../tool.js";
 

@@ -1,7 +1,7 @@
 // Checkpoint tools: list, create, restore and diff a workspace's named snapshots.
 import { z } from "zod";
 import { capResults } from "../../../access/limits.js";
-import type { CheckpointInfo } from "../../../workspace/context.js";
+import type { CheckpointInfo } from "../../../workspace/info.js";
 import { checkpointItem } from "../schemas.js";
 import { ADDITIVE, defineTool, READ, type Tool, workspaceArg, workspaceFor } from "../tool.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bm25Rank } from "./bm25.js";
-import { parseKeywordQuery, tokenize } from "./tokens.js";
+import { parseKeywordQuery, tokenize } from "./words.js";
 
 describe("tokenize", () => {
   it("splits identifiers into their parts", () => {

@@ -1,10 +1,10 @@
 // Who is calling: with --auth none the configured local session, otherwise the bearer token's
 // scope, or a 401 challenge that points at the protected-resource metadata (RFC 9728).
 import type { IncomingMessage } from "node:http";
-import type { WorkspaceBinding } from "../access/binding.js";
-import type { Profile } from "../access/profiles.js";
-import { checkBearer, type TokenRefusal } from "../access/tokens.js";
-import type { TokenRegistry } from "../workspace/afs.js";
+import type { WorkspaceBinding } from "../../../access/binding.js";
+import type { Profile } from "../../../access/profiles.js";
+import { checkBearer, type TokenRefusal } from "../../../access/tokens.js";
+import type { TokenRegistry } from "../../../workspace/afs.js";
 
 export type AuthMode = "token" | "none";
 

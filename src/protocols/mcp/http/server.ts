@@ -2,13 +2,13 @@
 // bearer token (unless --auth none on loopback); the RFC 9728 metadata says how to get one.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Limits } from "../access/limits.js";
-import { PROFILES, type Profile } from "../access/profiles.js";
-import { AfsError, type ErrorCode } from "../core/errors.js";
-import type { Afs } from "../workspace/afs.js";
+import type { Limits } from "../../../access/limits.js";
+import { PROFILES, type Profile } from "../../../access/profiles.js";
+import { AfsError, type ErrorCode } from "../../../core/errors.js";
+import type { Afs } from "../../../workspace/afs.js";
 import { type AuthMode, authenticate, challenge, refusalMessage } from "./auth.js";
+import { handleMcp } from "./endpoint.js";
 import { hostPolicy, isLoopback, refuseHost } from "./host-guard.js";
-import { handleMcp } from "./mcp-endpoint.js";
 import { json, rpcError } from "./replies.js";
 
 export interface ServeOptions {

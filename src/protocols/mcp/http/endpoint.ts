@@ -3,12 +3,12 @@
 // for the session answers the rest (so revocation and expiry apply to the very next request).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { leavesPin } from "../access/binding.js";
-import type { Limits } from "../access/limits.js";
-import { allows } from "../access/profiles.js";
-import { createMcpServer } from "../protocols/mcp/server.js";
-import { offeredBy } from "../protocols/mcp/tools.js";
-import type { Afs } from "../workspace/afs.js";
+import { leavesPin } from "../../../access/binding.js";
+import type { Limits } from "../../../access/limits.js";
+import { allows } from "../../../access/profiles.js";
+import type { Afs } from "../../../workspace/afs.js";
+import { createMcpServer } from "../server.js";
+import { offeredBy } from "../tools.js";
 import type { Session } from "./auth.js";
 import { rpcError } from "./replies.js";
 

@@ -67,11 +67,11 @@ function asciiParts(word: string, out: string[]): void {
 
 /** A keyword search: words ranked by BM25 (any may match), quoted phrases, and excluded words. */
 export interface KeywordQuery {
-  /** Single words; a chunk needs only one of them (or a phrase) to be a candidate. */
+  /** Single words; a passage needs only one of them (or a phrase) to be a candidate. */
   terms: string[];
   /** Each phrase is its tokens, which must appear consecutively. */
   phrases: string[][];
-  /** A chunk holding any of these (each a token sequence) is left out. */
+  /** A passage holding any of these (each a token sequence) is left out. */
   excludes: string[][];
 }
 

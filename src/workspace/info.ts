@@ -1,20 +1,9 @@
-// What the workspace engine's functions share: the store, the tree cache, and who is acting.
+// What the engine reports about workspaces and checkpoints (the info types every surface shows),
+// built from store records. EngineContext and snapshot() live in snapshot.ts.
 import type { Hash } from "../core/hash.js";
-import type { CheckpointRecord, Store, WorkspaceRecord } from "../store/store.js";
+import type { CheckpointRecord, WorkspaceRecord } from "../store/store.js";
 import { workspaceId } from "./names.js";
-import { Snapshot } from "./snapshot.js";
-import type { TreeReader } from "./tree.js";
-
-export interface EngineContext {
-  store: Store;
-  trees: TreeReader;
-  /** Checkpoint id → root tree (checkpoints are immutable). */
-  roots: Map<string, Hash>;
-  actor: string;
-}
-
-export const snapshot = (ctx: EngineContext, workspace: string): Promise<Snapshot> =>
-  Snapshot.take(ctx.store, ctx.trees, workspace, ctx.roots);
+import type { EngineContext } from "./snapshot.js";
 
 export interface CheckpointInfo {
   id: string;

@@ -1,59 +1,59 @@
-// Splitting a file into the chunks that ranked search scores and returns: by structure ("auto":
+// Splitting a file into the passages that ranked search scores and returns: by structure ("auto":
 // Markdown sections, top-level definitions in code, blank-line blocks, JSONL records) or in plain
-// line windows ("regex"). Deterministic and pure: the same bytes always give the same chunks.
+// line windows ("regex"). Deterministic and pure: the same bytes always give the same passages.
 import { decodeText } from "../core/text.js";
 
-export type ChunkStrategy = "auto" | "regex";
-export const CHUNK_STRATEGIES = ["auto", "regex"] as const;
+export type PassageStrategy = "auto" | "regex";
+export const PASSAGE_STRATEGIES = ["auto", "regex"] as const;
 
-export interface Chunk {
+export interface Passage {
   /** Position in the file, from 0. */
   seq: number;
   /** First and last line, 1-based and inclusive (leading and trailing blank lines left out). */
   start_line: number;
   end_line: number;
-  /** The chunk's lines joined with "\n". */
+  /** The passage's lines joined with "\n". */
   text: string;
-  /** The Markdown headings enclosing the chunk ("Install > Linux"); "" elsewhere. */
+  /** The Markdown headings enclosing the passage ("Install > Linux"); "" elsewhere. */
   context: string;
 }
 
-export type ChunkedFile = { chunks: Chunk[]; skipped?: undefined } | { chunks: []; skipped: "binary" | "huge" };
+export type FilePassages = { passages: Passage[]; skipped?: undefined } | { passages: []; skipped: "binary" | "huge" };
 
-/** Hard limits of one chunk (a single longer line is still one chunk). */
-export const MAX_CHUNK_LINES = 120;
-export const MAX_CHUNK_BYTES = 8 * 1024;
-/** Files larger than this are not chunked: generated data, logs and dumps rank badly and cost much. */
+/** Hard limits of one passage (a single longer line is still one passage). */
+export const MAX_PASSAGE_LINES = 120;
+export const MAX_PASSAGE_BYTES = 8 * 1024;
+/** Files larger than this are not split: generated data, logs and dumps rank badly and cost much. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /**
  * A piece smaller than this is merged with the next one even across a heading or definition.
- * Small chunks rank better (bench/retrieval-quality.ts: MRR@10 0.88 here against 0.83 with chunks
- * twice as large) but every chunk a query word is in costs BM25 time, so not smaller than this.
+ * Small passages rank better (bench/retrieval-quality.ts: MRR@10 0.88 here against 0.83 with passages
+ * twice as large) but every passage a query word is in costs BM25 time, so not smaller than this.
  */
 const MIN_LINES = 12;
 const MIN_BYTES = 700;
-/** Past this size a chunk ends at the next blank line, not only at a heading or definition. */
+/** Past this size a passage ends at the next blank line, not only at a heading or definition. */
 const SOFT_LINES = 50;
 const SOFT_BYTES = 3 * 1024;
 /** The regex strategy's window, ended early at a blank line within its last quarter. */
 const WINDOW_LINES = 40;
 
-export function chunkFile(data: Uint8Array, path: string, strategy: ChunkStrategy): ChunkedFile {
-  if (data.length > MAX_FILE_BYTES) return { chunks: [], skipped: "huge" };
+export function filePassages(data: Uint8Array, path: string, strategy: PassageStrategy): FilePassages {
+  if (data.length > MAX_FILE_BYTES) return { passages: [], skipped: "huge" };
   const text = decodeText(data);
-  if (text === null) return { chunks: [], skipped: "binary" };
-  return { chunks: chunkText(text, path, strategy) };
+  if (text === null) return { passages: [], skipped: "binary" };
+  return { passages: textPassages(text, path, strategy) };
 }
 
-/** A text's lines as chunks number them (after the BOM, split at LF or CRLF, no empty last line). */
-export function chunkLines(text: string): string[] {
+/** A text's lines as passages number them (after the BOM, split at LF or CRLF, no empty last line). */
+export function passageLines(text: string): string[] {
   const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split(/\r?\n/);
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
 
-export function chunkText(text: string, path: string, strategy: ChunkStrategy): Chunk[] {
-  const lines = chunkLines(text);
+export function textPassages(text: string, path: string, strategy: PassageStrategy): Passage[] {
+  const lines = passageLines(text);
   if (lines.length === 0) return [];
   const kind = strategy === "regex" ? "window" : kindOf(path);
   if (kind === "jsonl")
@@ -189,7 +189,8 @@ function segments(lines: readonly string[], strength: readonly Strength[]): Segm
     const s = Math.max(strength[i] as number, afterBlank ? 1 : 0);
     const size = lineBytes(line);
     const tooBig =
-      current !== null && (current.end - current.start >= MAX_CHUNK_LINES || current.bytes + size > MAX_CHUNK_BYTES);
+      current !== null &&
+      (current.end - current.start >= MAX_PASSAGE_LINES || current.bytes + size > MAX_PASSAGE_BYTES);
     if (current === null || s > 0 || tooBig) {
       current = { start: i, end: i + 1, bytes: size, strength: current === null ? 3 : s };
       out.push(current);
@@ -201,7 +202,7 @@ function segments(lines: readonly string[], strength: readonly Strength[]): Segm
   return out;
 }
 
-/** Greedy packing: small pieces join the next; a chunk ends at strong boundaries once big enough. */
+/** Greedy packing: small pieces join the next; a passage ends at strong boundaries once big enough. */
 function pack(segs: readonly Segment[]): [number, number][] {
   const out: [number, number][] = [];
   let start = -1;
@@ -210,7 +211,7 @@ function pack(segs: readonly Segment[]): [number, number][] {
   for (const seg of segs) {
     if (start >= 0) {
       const n = end - start;
-      const fits = n + (seg.end - seg.start) <= MAX_CHUNK_LINES && bytes + seg.bytes <= MAX_CHUNK_BYTES;
+      const fits = n + (seg.end - seg.start) <= MAX_PASSAGE_LINES && bytes + seg.bytes <= MAX_PASSAGE_BYTES;
       const big = n >= MIN_LINES || bytes >= MIN_BYTES;
       const soft = n >= SOFT_LINES || bytes >= SOFT_BYTES;
       if (!fits || (seg.strength >= STRONG && big) || (seg.strength >= 1 && soft)) {
@@ -229,7 +230,7 @@ function pack(segs: readonly Segment[]): [number, number][] {
   return out;
 }
 
-/** Fixed windows of WINDOW_LINES lines (and at most MAX_CHUNK_BYTES), ending early at a blank line. */
+/** Fixed windows of WINDOW_LINES lines (and at most MAX_PASSAGE_BYTES), ending early at a blank line. */
 function windows(lines: readonly string[]): [number, number][] {
   const out: [number, number][] = [];
   let start = 0;
@@ -238,7 +239,7 @@ function windows(lines: readonly string[]): [number, number][] {
     let bytes = 0;
     while (end < lines.length && end - start < WINDOW_LINES) {
       const size = lineBytes(lines[end] as string);
-      if (end > start && bytes + size > MAX_CHUNK_BYTES) break;
+      if (end > start && bytes + size > MAX_PASSAGE_BYTES) break;
       bytes += size;
       end++;
     }
@@ -256,13 +257,13 @@ function windows(lines: readonly string[]): [number, number][] {
   return out;
 }
 
-/** Line ranges to chunks: blank edges trimmed, blank-only ranges dropped, headings as context. */
+/** Line ranges to passages: blank edges trimmed, blank-only ranges dropped, headings as context. */
 function finish(
   lines: readonly string[],
   ranges: readonly (readonly [number, number])[],
   headings: readonly Heading[] = [],
-): Chunk[] {
-  const out: Chunk[] = [];
+): Passage[] {
+  const out: Passage[] = [];
   let h = 0;
   const stack: Heading[] = [];
   for (const [from, to] of ranges) {
@@ -271,13 +272,13 @@ function finish(
     while (start < end && isBlank(lines[start] as string)) start++;
     while (end > start && isBlank(lines[end - 1] as string)) end--;
     if (start === end) continue;
-    // The headings in force just before the chunk's first line.
+    // The headings in force just before the passage's first line.
     while (h < headings.length && (headings[h] as Heading).line < start) {
       const heading = headings[h++] as Heading;
       while (stack.length > 0 && (stack[stack.length - 1] as Heading).level >= heading.level) stack.pop();
       stack.push(heading);
     }
-    // A chunk that opens with a heading sits beside its peers, not under them.
+    // A passage that opens with a heading sits beside its peers, not under them.
     const own = headings[h]?.line === start ? (headings[h] as Heading).level : Number.POSITIVE_INFINITY;
     out.push({
       seq: out.length,
@@ -293,6 +294,6 @@ function finish(
   return out;
 }
 
-/** The text that represents a chunk to an index or an embedding model: its headings, then its lines. */
-export const chunkDocument = (chunk: Pick<Chunk, "text" | "context">): string =>
-  chunk.context ? `${chunk.context}\n\n${chunk.text}` : chunk.text;
+/** The text that represents a passage to an index or an embedding model: its headings, then its lines. */
+export const passageDocument = (passage: Pick<Passage, "text" | "context">): string =>
+  passage.context ? `${passage.context}\n\n${passage.text}` : passage.text;
