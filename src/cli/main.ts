@@ -1,5 +1,6 @@
 // The `afs` executable's entry: runs the command line once, for this process. The one place the
 // CLI reads process.argv, process.env and process.cwd() for a command: they become its invocation.
+import { readSettings } from "../core/settings.js";
 import { closeOnSignals, ownEngines } from "./context.js";
 import { report } from "./errors.js";
 import { type Invocation, streamSink } from "./invocation.js";
@@ -30,7 +31,7 @@ const engines = ownEngines();
 closeOnSignals(engines);
 // A reader that stops early (`afs fs cat big.txt | head`) is not a failure: drop the rest quietly.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-  if (e.code !== "EPIPE") process.exitCode = report(e, new Output(invocation), invocation.env.AFS_DEBUG === "1");
+  if (e.code !== "EPIPE") process.exitCode = report(e, new Output(invocation), readSettings(invocation.env).debug);
 });
 // exitCode rather than exit(): stdout (possibly a pipe) drains before the process ends.
 void main(invocation, engines).then((status) => {

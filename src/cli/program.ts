@@ -2,6 +2,7 @@
 // become a line on stderr and an exit status. It runs one invocation (argv, cwd, env, streams) as
 // a value, so the resident afs runs it too, once per client and several at once.
 import { Command } from "commander";
+import { readSettings } from "../core/settings.js";
 import { VERSION } from "../workspace/version.js";
 import { commandOf } from "./command-words.js";
 import { type Engines, globalOptions, Io, ownEngines, type Register, workspaceOption } from "./context.js";
@@ -80,6 +81,6 @@ export async function main(invocation: Invocation, engines: Engines = ownEngines
     await (await buildProgram(io)).parseAsync([...invocation.argv], { from: "user" });
     return 0;
   } catch (e) {
-    return report(e, io, invocation.env.AFS_DEBUG === "1");
+    return report(e, io, readSettings(invocation.env).debug);
   }
 }

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import { RETRY, retryOnConflict, spentText } from "../core/retry.js";
 import type { Store, WorkspaceDump } from "../store/store.js";
 import type { TokenRecord } from "../store/tokens.js";
 import { checkStore, type FsckResult } from "./gc.js";
@@ -35,8 +36,6 @@ export interface MigrateResult {
 }
 
 const BATCH = 256;
-/** A workspace being written while it is read is read again, this many times at most. */
-const DUMP_ATTEMPTS = 5;
 
 export async function migrate(source: Store, target: Store, options: MigrateOptions = {}): Promise<MigrateResult> {
   const names = await chooseWorkspaces(source, options.workspaces);
@@ -92,29 +91,34 @@ async function chooseWorkspaces(source: Store, wanted: readonly string[] | undef
   return [...new Set(wanted)];
 }
 
-/** A consistent dump: read again when a commit landed between reading the record and the log. */
-async function dumpWorkspace(source: Store, name: string): Promise<WorkspaceDump> {
-  for (let attempt = 0; attempt < DUMP_ATTEMPTS; attempt++) {
-    const before = await source.getWorkspace(name);
-    if (!before) throw new AfsError("NOT_FOUND", `workspace ${name} was deleted from the source during the migration`);
-    const checkpoints = await source.listCheckpoints(name);
-    const overlay = await source.overlayUnder(name, "/");
-    const events = [];
-    for (let after = 0; ; ) {
-      const page = await source.listEvents(name, after, 10_000);
-      events.push(...page);
-      if (page.length < 10_000) break;
-      after = page[page.length - 1]?.seq ?? after;
-    }
-    const now = await source.getWorkspace(name);
-    if (now?.revision === before.revision && now.head === before.head) {
-      return { workspace: before, checkpoints, overlay, events };
-    }
-  }
-  throw new AfsError(
-    "CONFLICT",
-    `workspace ${name} kept changing while it was read; stop the processes writing to the source and migrate again`,
-    { workspace: name },
+/** A consistent dump: read again (under the one retry policy) when a commit landed between reading the record and the log. */
+function dumpWorkspace(source: Store, name: string): Promise<WorkspaceDump> {
+  return retryOnConflict(
+    async () => {
+      const before = await source.getWorkspace(name);
+      if (!before)
+        throw new AfsError("NOT_FOUND", `workspace ${name} was deleted from the source during the migration`);
+      const checkpoints = await source.listCheckpoints(name);
+      const overlay = await source.overlayUnder(name, "/");
+      const events = [];
+      for (let after = 0; ; ) {
+        const page = await source.listEvents(name, after, 10_000);
+        events.push(...page);
+        if (page.length < 10_000) break;
+        after = page[page.length - 1]?.seq ?? after;
+      }
+      const now = await source.getWorkspace(name);
+      const still = now?.revision === before.revision && now.head === before.head;
+      return still ? { workspace: before, checkpoints, overlay, events } : RETRY;
+    },
+    {
+      giveUp: (spent) =>
+        new AfsError(
+          "CONFLICT",
+          `workspace ${name} kept changing while it was read (${spentText(spent)}); stop the processes writing to the source and migrate again`,
+          { workspace: name },
+        ),
+    },
   );
 }
 

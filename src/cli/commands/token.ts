@@ -44,7 +44,7 @@ export function registerTokenCommands(program: Command, io: Io): void {
           profile: flags.profile,
           name: flags.name,
           expiresAt: flags.expiresAt,
-          actor: io.env.AFS_ACTOR ?? "cli",
+          actor: afs.settings.actor ?? "cli",
         });
         io.emit(flags, { ...tokenInfo(t), token: secret }, (r) => [
           r.token,
