@@ -1,0 +1,280 @@
+// A workspace as an ordinary directory, kept in step both ways: the directory watcher's changed
+// paths go up (each upload naming the version it replaces), the workspace's events come down
+// (written only where the disk still holds the version last synced), conflicts keep both versions.
+import { mkdir, realpath, stat } from "node:fs/promises";
+import { hostname } from "node:os";
+import { AfsError, isAfsError } from "../core/errors.js";
+import type { EventFollower } from "../core/event.js";
+import { sha256 } from "../core/hash.js";
+import type { MountRecord, MountState } from "../core/mount-state.js";
+import { baseName, ROOT } from "../core/paths.js";
+import { IGNORE_FILES } from "../volume/dir-scan.js";
+import { DirWatcher } from "../volume/dir-watcher.js";
+import type { Afs } from "../workspace/afs.js";
+import { LocalDir } from "./local-dir.js";
+import { type BothChanged, type RoundResult, reconcile, type SyncContext } from "./reconcile.js";
+
+export interface MountOptions {
+  workspace: string;
+  dir: string;
+  /** The directory follows the workspace; local edits are not uploaded (they are counted as pending). */
+  readonly?: boolean;
+  /**
+   * First mount of a directory and a workspace that both hold differing files: which side stays at
+   * each differing path (the other's version is kept beside it as a conflict copy). Without it, refused.
+   */
+  prefer?: "local" | "remote";
+  /** Names conflict copies; default this machine's host name. */
+  host?: string;
+  /** How long changes settle before a sync round. Default 50 ms. */
+  debounceMs?: number;
+}
+
+export type MountRunState = "starting" | "running" | "error" | "stopped";
+
+export interface MountStatus {
+  id: string;
+  workspace: string;
+  /** The directory's real path. */
+  dir: string;
+  readonly: boolean;
+  state: MountRunState;
+  /** Paths waiting for the next round (and, read-only, local changes not uploaded). */
+  pending: number;
+  /** Paths changed on both sides since this mount started (each kept as a conflict copy). */
+  conflicts: number;
+  /** The latest conflicts' paths (at most 100). */
+  conflictPaths: string[];
+  uploaded: number;
+  downloaded: number;
+  /** When the last round ended (ms since the epoch). */
+  lastSync: number | null;
+  lastError: string | null;
+}
+
+const MAX_FLUSH_ROUNDS = 20;
+const RETRY_AFTER_ERROR_MS = 1_000;
+const EVENT_PAGE = 10_000;
+
+/** The directory's mount id: one mount per directory on a machine. */
+export const mountId = (realDir: string): string => sha256(realDir).slice(0, 16);
+
+export class Mount {
+  private readonly again = new Set<string>();
+  private readonly held = new Set<string>();
+  private follower: EventFollower | null = null;
+  private watcher: DirWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private lastSeq = 0;
+  private readonly info: MountStatus;
+
+  private constructor(
+    private readonly afs: Afs,
+    private readonly ctx: SyncContext,
+    record: MountRecord,
+    private readonly debounceMs: number,
+  ) {
+    this.info = {
+      id: record.id,
+      workspace: record.workspace,
+      dir: record.dir,
+      readonly: record.readonly,
+      state: "starting",
+      pending: 0,
+      conflicts: 0,
+      conflictPaths: [],
+      uploaded: 0,
+      downloaded: 0,
+      lastSync: null,
+      lastError: null,
+    };
+  }
+
+  /**
+   * Mounts `dir` (created when missing) on `workspace` and returns once both hold the same files,
+   * the sync then running until stop(). First mount: a missing workspace is created from the
+   * directory, an empty directory receives the workspace, and differing files on both sides are
+   * refused (CONFLICT) unless `prefer` says which side stays. A directory mounted before picks up
+   * where it stopped: changes made on either side meanwhile are reconciled.
+   */
+  static async start(afs: Afs, options: MountOptions): Promise<Mount> {
+    const { workspace } = options;
+    await mkdir(options.dir, { recursive: true });
+    const dir = await realpath(options.dir);
+    if (!(await stat(dir)).isDirectory()) {
+      throw new AfsError("INVALID_ARGUMENT", `${dir} is not a directory; mount a directory`, { dir });
+    }
+    const id = mountId(dir);
+    const known = await afs.mounts.get(id);
+    if (known && known.workspace !== workspace) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `${dir} is mounted on workspace ${known.workspace}; unmount it first, or mount ${known.workspace}`,
+        { dir, workspace: known.workspace },
+      );
+    }
+    const exists = await afs.workspaces.get(workspace).then(
+      () => true,
+      (e: unknown) => {
+        if (isAfsError(e) && e.code === "NOT_FOUND") return false;
+        throw e;
+      },
+    );
+    const readonly = options.readonly ?? false;
+    if (!exists && readonly) {
+      throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist; a read-only mount needs one to follow`, {
+        workspace,
+      });
+    }
+    const record: MountRecord = { id, workspace, dir, readonly, createdAt: known?.createdAt ?? Date.now() };
+    const local = new LocalDir(dir);
+    const ctx: SyncContext = {
+      afs,
+      workspace,
+      local,
+      state: afs.mounts.state(id),
+      readonly,
+      host: options.host ?? hostname(),
+    };
+    let policy: BothChanged = "remote";
+    if (!known) {
+      if (!exists) await afs.workspaces.create(workspace, { description: `mounted from ${dir}` });
+      else if (options.prefer) policy = options.prefer;
+      else await refuseDiffering(ctx, dir);
+    }
+    const mount = new Mount(afs, ctx, record, options.debounceMs ?? 50);
+    // The watcher opens first, so nothing changed during the first sync is missed.
+    mount.watcher = await DirWatcher.open(dir, { onChange: () => mount.schedule() });
+    try {
+      await afs.mounts.register(record);
+      mount.lastSeq = known ? await ctx.state.lastSeq() : 0;
+      await mount.exclusive(async () => {
+        const { seq } = await mount.remoteChanges();
+        mount.note(await reconcile(ctx, [ROOT], policy));
+        await mount.saveSeq(seq);
+      });
+      await mount.flush();
+    } catch (e) {
+      mount.watcher.close();
+      if (!known) await afs.mounts.forget(id);
+      throw e;
+    }
+    mount.follower = afs.events.follow(workspace, mount.lastSeq, () => mount.schedule());
+    mount.info.state = "running";
+    return mount;
+  }
+
+  status(): MountStatus {
+    return { ...this.info, conflictPaths: [...this.info.conflictPaths], pending: this.again.size + this.held.size };
+  }
+
+  /** Uploads what is pending and applies what arrived, until both sides agree (or 20 rounds pass). */
+  async flush(): Promise<MountStatus> {
+    await this.exclusive(async () => {
+      for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
+    });
+    return this.status();
+  }
+
+  /** Flushes, then stops watching and following; the directory keeps its files and the state is kept. */
+  async stop(): Promise<MountStatus> {
+    if (this.info.state === "stopped") return this.status();
+    try {
+      await this.flush();
+    } finally {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.follower?.close();
+      this.watcher?.close();
+      this.info.state = "stopped";
+    }
+    return this.status();
+  }
+
+  /** Runs sync work one piece at a time (the background rounds, flush, start). */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private schedule(delay = this.debounceMs): void {
+    if (this.timer || this.info.state === "stopped") return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.exclusive(async () => {
+        for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
+      }).catch(() => {});
+    }, delay);
+  }
+
+  /** One round: what the watcher and the event log say changed, plus what waits. False when nothing did. */
+  private async round(): Promise<boolean> {
+    if (this.info.state === "stopped" || !this.watcher) return false;
+    try {
+      const taken = await this.watcher.take();
+      const { paths: remote, seq } = await this.remoteChanges();
+      const targets = [...(taken.complete ? taken.paths : [ROOT]), ...remote, ...this.again];
+      if (targets.length === 0) return false;
+      if (targets.some((p) => IGNORE_FILES.includes(baseName(p)))) this.ctx.local.forgetIgnoreRules();
+      this.again.clear();
+      for (const p of targets) this.held.delete(p);
+      this.note(await reconcile(this.ctx, targets, "remote"));
+      await this.saveSeq(seq);
+      if (this.info.state === "error") this.info.state = "running";
+      return true;
+    } catch (e) {
+      this.info.lastError = e instanceof Error ? e.message : String(e);
+      this.info.state = "error";
+      this.schedule(RETRY_AFTER_ERROR_MS);
+      return false;
+    }
+  }
+
+  private note(r: RoundResult): void {
+    for (const p of r.again) this.again.add(p);
+    for (const p of r.held) this.held.add(p);
+    this.info.uploaded += r.uploaded;
+    this.info.downloaded += r.downloaded;
+    this.info.conflicts += r.conflicts.length;
+    this.info.conflictPaths = [...this.info.conflictPaths, ...r.conflicts].slice(-100);
+    this.info.lastSync = Date.now();
+    const err = r.errors[0];
+    if (err) this.info.lastError = `${err.path}: ${err.message}`;
+  }
+
+  /** The paths the workspace's events after the last one applied touched, and the newest sequence. */
+  private async remoteChanges(): Promise<{ paths: string[]; seq: number }> {
+    const paths = new Set<string>();
+    let after = this.lastSeq;
+    for (;;) {
+      const page = await this.afs.events.list(this.ctx.workspace, { after, limit: EVENT_PAGE });
+      // A checkpoint folds the live state without changing it; a restore changes everything.
+      for (const e of page.events) if (e.op !== "checkpoint") paths.add(e.path);
+      after = page.next;
+      if (!page.more) break;
+    }
+    return { paths: [...paths], seq: after };
+  }
+
+  private async saveSeq(seq: number): Promise<void> {
+    if (seq === this.lastSeq) return;
+    this.lastSeq = seq;
+    await this.ctx.state.apply({ lastSeq: seq });
+  }
+}
+
+/** A first mount of two sides holding differing files, without `prefer`: refused, saying what differs. */
+async function refuseDiffering(ctx: SyncContext, dir: string): Promise<void> {
+  const { differing } = await reconcile(ctx, [ROOT], "refuse");
+  if (differing.length === 0) return;
+  const shown = differing.slice(0, 5).join(", ");
+  const more = differing.length > 5 ? ` and ${differing.length - 5} more` : "";
+  throw new AfsError(
+    "CONFLICT",
+    `${dir} and workspace ${ctx.workspace} both hold files that differ (${differing.length}: ${shown}${more}); ` +
+      `choose which side stays with prefer "local" or "remote" (afs mount --prefer local|remote): the other side's versions are kept beside them as conflict copies`,
+    { dir, workspace: ctx.workspace, differing: differing.length, paths: differing.slice(0, 20) },
+  );
+}

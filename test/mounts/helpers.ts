@@ -1,0 +1,86 @@
+// Two machines in effect: engines in homes of their own on one store (a SQLite file, or a Redis
+// server when the store is "redis"), each mounting the workspace in a directory of its own.
+import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { join } from "node:path";
+import { Mount, type MountOptions } from "../../src/mounts/mount.js";
+import { Afs } from "../../src/workspace/afs.js";
+import { tempDir } from "../helpers/tmp.js";
+
+export interface Machine {
+  afs: Afs;
+  home: string;
+  dir: string;
+  mount?: Mount;
+}
+
+export class World {
+  private readonly cleanups: (() => Promise<void>)[] = [];
+  readonly machines: Machine[] = [];
+  private n = 0;
+
+  constructor(private readonly storeUrl: (home: string) => string) {}
+
+  /** A fresh engine with its own home and an empty directory beside it. */
+  async machine(name: string): Promise<Machine> {
+    const h = await tempDir(`afs-home-${name}-`);
+    const d = await tempDir(`afs-mnt-${name}-`);
+    this.cleanups.push(h.cleanup, d.cleanup);
+    const shared = this.machines[0]?.home ?? h.dir;
+    const afs = await Afs.open({ home: h.dir, store: this.storeUrl(shared), actor: name });
+    const m: Machine = { afs, home: h.dir, dir: join(d.dir, "work") };
+    this.machines.push(m);
+    return m;
+  }
+
+  workspace(): string {
+    return `mnt-${process.pid}-${++this.n}`;
+  }
+
+  async mount(m: Machine, options: Omit<MountOptions, "dir"> & { dir?: string }): Promise<Mount> {
+    m.mount = await Mount.start(m.afs, { dir: m.dir, host: "h", ...options });
+    return m.mount;
+  }
+
+  async close(): Promise<void> {
+    for (const m of this.machines.splice(0)) {
+      await m.mount?.stop().catch(() => {});
+      await m.afs.close().catch(() => {});
+    }
+    for (const c of this.cleanups.splice(0)) await c();
+  }
+}
+
+/** Everything in a directory as {relative path: content | "->target" | "dir" (+ " x" when executable)}. */
+export async function tree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const visit = async (abs: string, rel: string): Promise<void> => {
+    for (const name of (await readdir(abs)).sort()) {
+      if (name === ".git") continue;
+      const a = join(abs, name);
+      const r = rel ? `${rel}/${name}` : name;
+      const st = await lstat(a);
+      if (st.isSymbolicLink()) out[r] = `->${await readlink(a)}`;
+      else if (st.isDirectory()) {
+        out[r] = "dir";
+        await visit(a, r);
+      } else out[r] = (await readFile(a, "utf8")) + (st.mode & 0o100 ? " x" : "");
+    }
+  };
+  await visit(dir, "");
+  return out;
+}
+
+/** Polls `check` until it holds (a generous deadline: convergence, never a sleep). */
+export async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Flushes every running mount a few times over, so both sides have seen each other's changes. */
+export async function settle(...ms: Machine[]): Promise<void> {
+  for (let i = 0; i < 2; i++) for (const m of ms) await m.mount?.flush();
+}
