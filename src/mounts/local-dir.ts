@@ -11,7 +11,7 @@ import { DIR_MODE, EXEC_MODE, FILE_MODE, SYMLINK_MODE } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
 import type { SyncedPath, SyncedVersion } from "../core/mount-state.js";
-import { ancestors, baseName, joinPath, parentOf, ROOT, segments } from "../core/paths.js";
+import { ancestors, joinPath, parentOf, ROOT, segments } from "../core/paths.js";
 import { type IgnoreScope, isIgnored, isSkippedName, listDir, scopesInside } from "../volume/dir-scan.js";
 import type { OpenFile } from "../volume/volume.js";
 import { hashFile } from "../workspace/blob-file.js";
@@ -31,12 +31,15 @@ const missing = (e: unknown): boolean => {
   return code === "ENOENT" || code === "ENOTDIR";
 };
 
-/** `NAME.conflict-HOST-TIME[.EXT]`: beside the original, sorting next to it. */
-export function conflictName(name: string, host: string, now: Date): string {
+/** `NAME.conflict-HOST-TIME[-N][.EXT]`: beside the original, sorting next to it (N when taken). */
+export function conflictName(name: string, host: string, now: Date, n = 1): string {
   const ext = name.startsWith(".") && name.indexOf(".", 1) < 0 ? "" : extname(name);
   const stem = ext ? name.slice(0, -ext.length) : name;
-  const time = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
-  return `${stem}.conflict-${host.replace(/[^A-Za-z0-9_-]/g, "_")}-${time}${ext}`;
+  const time = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  return `${stem}.conflict-${host.replace(/[^A-Za-z0-9_-]/g, "_")}-${time}${n > 1 ? `-${n}` : ""}${ext}`;
 }
 
 export class LocalDir {
@@ -129,7 +132,8 @@ export class LocalDir {
         if (e.kind === "dir") await visit(p, inner);
       }
     };
-    if (path === ROOT || (await this.read(path))?.kind === "dir") await visit(path, await this.scopesIn(parentOf(path)));
+    if (path === ROOT || (await this.read(path))?.kind === "dir")
+      await visit(path, await this.scopesIn(parentOf(path)));
     return out;
   }
 
@@ -240,19 +244,16 @@ export class LocalDir {
     return true;
   }
 
-  /** Renames what is at `path` (the entry itself, never followed) to a free conflict name beside it. */
-  async moveAside(path: string, host: string, now: Date): Promise<string> {
-    const parent = parentOf(path);
-    const base = conflictName(baseName(path), host, now);
-    for (let n = 1; ; n++) {
-      const name = n === 1 ? base : base.replace(".conflict-", `.conflict${n}-`);
-      const to = joinPath(parent, name);
-      if ((await this.diskStat(this.abs(to))) !== null) continue;
-      await this.confined(this.abs(parent), path);
-      await rename(this.abs(path), this.abs(to));
-      return to;
-    }
+  /** Renames what is at `path` (the entry itself, never followed) to `to` beside it. */
+  async moveAside(path: string, to: string): Promise<void> {
+    await this.confined(this.abs(parentOf(path)), path);
+    await rename(this.abs(path), this.abs(to));
   }
 }
 
-const versionOnly = (v: SyncedVersion): SyncedVersion => ({ kind: v.kind, sha256: v.sha256, size: v.size, mode: v.mode });
+const versionOnly = (v: SyncedVersion): SyncedVersion => ({
+  kind: v.kind,
+  sha256: v.sha256,
+  size: v.size,
+  mode: v.mode,
+});

@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { EventFollower } from "../core/event.js";
 import { sha256 } from "../core/hash.js";
-import type { MountRecord, MountState } from "../core/mount-state.js";
+import type { MountRecord } from "../core/mount-state.js";
 import { baseName, ROOT } from "../core/paths.js";
 import { IGNORE_FILES } from "../volume/dir-scan.js";
 import { DirWatcher } from "../volume/dir-watcher.js";
@@ -67,6 +67,8 @@ export class Mount {
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private lastSeq = 0;
+  /** How the rounds settle both-sides changes: the first mount's `prefer` until it is in step, then "remote". */
+  private policy: BothChanged = "remote";
   private readonly info: MountStatus;
 
   private constructor(
@@ -144,6 +146,7 @@ export class Mount {
       else await refuseDiffering(ctx, dir);
     }
     const mount = new Mount(afs, ctx, record, options.debounceMs ?? 50);
+    mount.policy = policy;
     // The watcher opens first, so nothing changed during the first sync is missed.
     mount.watcher = await DirWatcher.open(dir, { onChange: () => mount.schedule() });
     try {
@@ -155,6 +158,7 @@ export class Mount {
         await mount.saveSeq(seq);
       });
       await mount.flush();
+      mount.policy = "remote";
     } catch (e) {
       mount.watcher.close();
       if (!known) await afs.mounts.forget(id);
@@ -220,7 +224,7 @@ export class Mount {
       if (targets.some((p) => IGNORE_FILES.includes(baseName(p)))) this.ctx.local.forgetIgnoreRules();
       this.again.clear();
       for (const p of targets) this.held.delete(p);
-      this.note(await reconcile(this.ctx, targets, "remote"));
+      this.note(await reconcile(this.ctx, targets, this.policy));
       await this.saveSeq(seq);
       if (this.info.state === "error") this.info.state = "running";
       return true;

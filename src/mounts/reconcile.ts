@@ -4,8 +4,8 @@
 // moved: the workspace's version stays at the path and the local one is kept beside it.
 import { readlink } from "node:fs/promises";
 import type { Entry } from "../core/entry.js";
-import { type SyncedPath, type SyncedVersion, sameVersion } from "../core/mount-state.js";
 import type { MountState } from "../core/mount-state.js";
+import { type SyncedPath, type SyncedVersion, sameVersion } from "../core/mount-state.js";
 import { baseName, isWithin, joinPath, parentOf, ROOT } from "../core/paths.js";
 import type { Stat, Volume } from "../volume/volume.js";
 import type { Afs, SyncChange } from "../workspace/afs.js";
@@ -52,7 +52,11 @@ const row = (path: string, v: SyncedVersion, disk: string | null): SyncedPath =>
 });
 
 /** Brings `targets` (and everything below each) to agreement; see the file's opening lines. */
-export async function reconcile(ctx: SyncContext, targets: Iterable<string>, policy: BothChanged): Promise<RoundResult> {
+export async function reconcile(
+  ctx: SyncContext,
+  targets: Iterable<string>,
+  policy: BothChanged,
+): Promise<RoundResult> {
   return new Round(ctx, policy, await ctx.afs.workspaces.volume(ctx.workspace)).run(targets);
 }
 
@@ -142,8 +146,10 @@ class Round {
     const remoteMoved = !sameVersion(rv, b);
     // Only the workspace moved, or the local side deleted what the workspace changed: take the workspace's.
     if (!localMoved || (remoteMoved && !l)) return this.download(path, l, r);
-    // Only the directory moved, or the workspace deleted what the directory changed: upload.
-    if (!remoteMoved || !rv) {
+    // Only the directory moved, or the workspace deleted what the directory changed: upload. A
+    // directory replaced on disk counts as moved on both sides when anything below it moved remotely.
+    const dirReplaced = l && l.kind !== "dir" && rv?.kind === "dir" && this.remoteMovedBelow(path);
+    if ((!remoteMoved || !rv) && !dirReplaced) {
       if (readonly) {
         this.result.held.push(path);
         return;
@@ -152,14 +158,41 @@ class Round {
     }
     // Both moved, differently: never a silent loss.
     this.result.conflicts.push(path);
-    if (this.policy === "local" && !readonly && l && r && rv.kind !== "dir") {
+    if (this.policy === "local" && !readonly && r && rv?.kind !== "dir") {
       // The local version stays at the path; the workspace's is written beside it (uploaded next round).
       this.result.again.push(await this.copyRemoteAside(path, r));
       return this.uploadLocal(path, l, rv);
     }
-    const moved = await local.moveAside(path, this.ctx.host, new Date());
-    this.skipped.push(path);
-    this.result.again.push(moved, path);
+    const moved = await this.conflictPath(path);
+    await local.moveAside(path, moved);
+    this.result.again.push(moved);
+    // What was synced below the path belonged to the version moved aside: the workspace's comes anew.
+    for (const q of this.base.keys()) {
+      if (q !== path && isWithin(q, path)) {
+        this.base.delete(q);
+        this.drop.push(q);
+      }
+    }
+    return this.download(path, null, r);
+  }
+
+  /** A conflict copy's path beside `path` that neither side holds yet. */
+  private async conflictPath(path: string): Promise<string> {
+    const now = new Date();
+    for (let n = 1; ; n++) {
+      const to = joinPath(parentOf(path), conflictName(baseName(path), this.ctx.host, now, n));
+      if (this.remote.has(to) || (await this.ctx.local.diskStat(this.ctx.local.abs(to))) !== null) continue;
+      if ((await this.volume.stat(to)) === null) return to;
+    }
+  }
+
+  /** Whether anything below `path` (a workspace directory, walked this round) differs from what was synced. */
+  private remoteMovedBelow(path: string): boolean {
+    for (const [q, s] of this.remote) {
+      if (q !== path && isWithin(q, path) && !sameVersion(versionOfStat(s), this.base.get(q))) return true;
+    }
+    for (const q of this.base.keys()) if (q !== path && isWithin(q, path) && !this.remote.has(q)) return true;
+    return false;
   }
 
   private remember(path: string, v: SyncedVersion | null, disk: string | null): void {
@@ -211,8 +244,8 @@ class Round {
 
   /** Writes the workspace's version of `path` beside it under a conflict name; returns that path. */
   private async copyRemoteAside(path: string, r: Stat): Promise<string> {
-    const { local, afs, host } = this.ctx;
-    const to = joinPath(parentOf(path), conflictName(baseName(path), host, new Date()));
+    const { local, afs } = this.ctx;
+    const to = await this.conflictPath(path);
     const placed =
       r.kind === "symlink"
         ? await local.placeSymlink(to, null, r.target ?? "")

@@ -86,7 +86,9 @@ export class SqliteMountStateStore implements MountStateStore {
 
   state(id: string): MountState {
     const db = this.db;
-    const getOne = db.prepare("SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ? AND path = ?");
+    const getOne = db.prepare(
+      "SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ? AND path = ?",
+    );
     const all = db.prepare("SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ?");
     // "/a" and everything below it: "/a/" up to "/a0" ("0" follows "/").
     const below = db.prepare(

@@ -86,7 +86,7 @@ class Plan {
     for (const a of ancestors(path).reverse()) {
       if (!this.planned.has(a)) continue;
       const e = this.planned.get(a);
-      if (!e || e.kind !== "dir" || e.hash === EMPTY_TREE) return null; // replaced or new: nothing stored below
+      if (e?.kind !== "dir" || e.hash === EMPTY_TREE) return null; // replaced or new: nothing stored below
       break;
     }
     return this.snap.resolve(path);
@@ -95,7 +95,8 @@ class Plan {
   /** Whether a directory holds nothing once the accepted changes apply. */
   private async emptyDir(path: string, dir: Entry): Promise<boolean> {
     for (const [p, e] of this.planned) if (e && p !== path && isWithin(p, path)) return false;
-    const children = this.planned.has(path) && dir.hash === EMPTY_TREE ? new Map() : await this.snap.children(path, dir);
+    const children =
+      this.planned.has(path) && dir.hash === EMPTY_TREE ? new Map() : await this.snap.children(path, dir);
     for (const name of children.keys()) {
       const child = path === ROOT ? `/${name}` : `${path}/${name}`;
       if (!this.planned.has(child) || this.planned.get(child) !== null) return false;

@@ -1,6 +1,6 @@
 // Mounts on real directories: two machines (two homes) on one store, changes made in either
 // directory or through the engine appear in the other directory.
-import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";

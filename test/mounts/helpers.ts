@@ -3,6 +3,7 @@
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Mount, type MountOptions } from "../../src/mounts/mount.js";
+import { TEMP_NAME } from "../../src/volume/dir-scan.js";
 import { Afs } from "../../src/workspace/afs.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -13,10 +14,12 @@ export interface Machine {
   mount?: Mount;
 }
 
+/** Workspace names unique in this process: tests on one Redis server share its keys. */
+let named = 0;
+
 export class World {
   private readonly cleanups: (() => Promise<void>)[] = [];
   readonly machines: Machine[] = [];
-  private n = 0;
 
   constructor(private readonly storeUrl: (home: string) => string) {}
 
@@ -33,7 +36,7 @@ export class World {
   }
 
   workspace(): string {
-    return `mnt-${process.pid}-${++this.n}`;
+    return `mnt-${process.pid}-${++named}`;
   }
 
   async mount(m: Machine, options: Omit<MountOptions, "dir"> & { dir?: string }): Promise<Mount> {
@@ -55,10 +58,11 @@ export async function tree(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const visit = async (abs: string, rel: string): Promise<void> => {
     for (const name of (await readdir(abs)).sort()) {
-      if (name === ".git") continue;
+      if (name === ".git" || TEMP_NAME.test(name)) continue;
       const a = join(abs, name);
       const r = rel ? `${rel}/${name}` : name;
-      const st = await lstat(a);
+      const st = await lstat(a).catch(() => null);
+      if (!st) continue; // an afs temp file gone meanwhile
       if (st.isSymbolicLink()) out[r] = `->${await readlink(a)}`;
       else if (st.isDirectory()) {
         out[r] = "dir";
