@@ -3,7 +3,19 @@
 // ancestor must be a real directory inside DIR, checked again right before the rename).
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { chmod, lstat, mkdir, readlink, realpath, rename, rm, rmdir, symlink, unlink } from "node:fs/promises";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  symlink,
+  unlink,
+} from "node:fs/promises";
 import { extname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -23,6 +35,9 @@ export interface LocalVersion extends SyncedVersion {
 
 /** What a placement found: the new disk stat, or "changed" when the disk moved on since it was read. */
 export type Placed = { disk: string } | "changed";
+
+/** Files up to this size are read whole: a streamed read allocates buffers of megabytes for each. */
+export const SMALL_FILE = 1024 * 1024;
 
 const tempName = (): string => `.afs-${randomBytes(8).toString("hex")}.tmp`;
 
@@ -118,7 +133,9 @@ export class LocalDir {
     }
     if (!st.isFile()) return null;
     const mode = Number(st.mode) & 0o111 ? EXEC_MODE : FILE_MODE;
-    return { kind: "file", sha256: await hashFile(abs), size: Number(st.size), mode, disk };
+    const size = Number(st.size);
+    const hash = size <= SMALL_FILE ? sha256(await readFile(abs)) : await hashFile(abs);
+    return { kind: "file", sha256: hash, size, mode, disk };
   }
 
   /** Every content path below `path` (a real directory), ignore rules applied, parents first. */

@@ -2,7 +2,7 @@
 // (L) and what the workspace holds (R) decide. L = R: nothing to do. Only R moved: written to disk
 // where the disk still holds B. Only L moved: uploaded naming R as the version it replaces. Both
 // moved: the workspace's version stays at the path and the local one is kept beside it.
-import { readlink } from "node:fs/promises";
+import { readFile, readlink } from "node:fs/promises";
 import type { Entry } from "../core/entry.js";
 import type { MountState } from "../core/mount-state.js";
 import { type SyncedPath, type SyncedVersion, sameVersion } from "../core/mount-state.js";
@@ -11,7 +11,7 @@ import type { Stat, Volume } from "../volume/volume.js";
 import type { Afs, SyncChange } from "../workspace/afs.js";
 import { recordTargets } from "../workspace/record.js";
 import { newDir } from "../workspace/sync-commit.js";
-import { conflictName, type LocalDir, type LocalVersion } from "./local-dir.js";
+import { conflictName, type LocalDir, type LocalVersion, SMALL_FILE } from "./local-dir.js";
 
 /** When both sides changed a path: keep the workspace's version at it, keep the local one, or only report. */
 export type BothChanged = "remote" | "local" | "refuse";
@@ -90,10 +90,15 @@ class Round {
   async run(targets: Iterable<string>): Promise<RoundResult> {
     const { local, state } = this.ctx;
     const paths = new Set<string>();
-    for (const t of recordTargets(targets)) {
+    const wanted = recordTargets(targets);
+    const tops = await this.ctx.afs.mounts.entries(
+      this.ctx.workspace,
+      wanted.filter((t) => t !== ROOT),
+    );
+    for (const t of wanted) {
       if (t !== ROOT) paths.add(t);
       for (const p of await local.below(t)) paths.add(p);
-      const top = t === ROOT ? null : await this.volume.stat(t);
+      const top = tops.get(t);
       if (top) this.remote.set(t, top);
       if (t === ROOT || top?.kind === "dir") {
         for await (const s of this.volume.walk(t)) {
@@ -275,7 +280,11 @@ class Round {
     } else {
       // Stored as read now: a file changed since its hash was taken uploads its newer bytes (and
       // keeps the older stat, so the next round reads it again and finds nothing new).
-      const { hash, size } = await afs.mounts.storeFile(local.abs(path));
+      const abs = local.abs(path);
+      const small = l.size <= SMALL_FILE ? await readFile(abs) : null;
+      const { hash, size } = small
+        ? { hash: await afs.mounts.storeBytes(small), size: small.length }
+        : await afs.mounts.storeFile(abs);
       entry = { kind: "file", hash, size, mode: l.mode, mtime: now };
       version = { ...l, sha256: hash, size };
     }

@@ -4,6 +4,7 @@ import { chmod, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
+import { Mount } from "../../src/mounts/mount.js";
 import { write } from "../../src/ops/write.js";
 import { redisFactory, STORE_NAMES, storeEnabled } from "../contract/stores.js";
 import { settle, tree, until, World } from "./helpers.js";
@@ -117,6 +118,52 @@ for (const storeName of STORE_NAMES) {
         return t["later.txt"] === undefined && t["from-ops.txt"] === "hello";
       }, "the restore on disk");
       expect(await tree(a.dir)).toEqual({ "from-ops.txt": "hello" });
+    });
+
+    it("hundreds of files changed at once in one directory converge in the other", async () => {
+      const w = fresh();
+      const a = await w.machine("a");
+      const b = await w.machine("b");
+      const ws = w.workspace();
+      await mkdir(join(a.dir, "src"), { recursive: true });
+      for (let i = 0; i < 300; i++) await writeFile(join(a.dir, "src", `f${i}.ts`), `v1 ${i}`);
+      await w.mount(a, { workspace: ws });
+      await w.mount(b, { workspace: ws });
+      // A branch switch, in effect: most files rewritten, some removed, some new.
+      for (let i = 0; i < 300; i++) {
+        if (i % 10 === 0) await rm(join(b.dir, "src", `f${i}.ts`));
+        else await writeFile(join(b.dir, "src", `f${i}.ts`), `v2 ${i}`);
+      }
+      for (let i = 0; i < 50; i++) await writeFile(join(b.dir, "src", `new${i}.ts`), `new ${i}`);
+      const expected = await tree(b.dir);
+      await until(async () => JSON.stringify(await tree(a.dir)) === JSON.stringify(expected), "a to match b");
+      expect(Object.keys(expected)).toHaveLength(1 + 270 + 50);
+      expect(a.mount?.status().conflicts).toBe(0);
+    });
+
+    it("mounts one workspace in two directories of one machine", async () => {
+      const w = fresh();
+      const a = await w.machine("a");
+      const ws = w.workspace();
+      const second = join(a.dir, "..", "second");
+      await mkdir(a.dir, { recursive: true });
+      await writeFile(join(a.dir, "f.txt"), "one");
+      const first = await w.mount(a, { workspace: ws });
+      const other = await Mount.start(a.afs, { workspace: ws, dir: second, host: "h" });
+      try {
+        expect(await tree(second)).toEqual({ "f.txt": "one" });
+        await writeFile(join(second, "f.txt"), "two");
+        await until(async () => (await tree(a.dir))["f.txt"] === "two", "the edit in the first directory");
+        expect((await a.afs.mounts.list()).map((m) => m.dir).sort()).toEqual(
+          [first.status().dir, other.status().dir].sort(),
+        );
+        // One directory, one mount: another workspace is refused there.
+        await expect(Mount.start(a.afs, { workspace: `${ws}-other`, dir: second })).rejects.toMatchObject({
+          code: "ALREADY_EXISTS",
+        });
+      } finally {
+        await other.stop();
+      }
     });
   });
 }

@@ -80,7 +80,7 @@ export async function until(check: () => Promise<boolean> | boolean, what: strin
   for (;;) {
     if (await check()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -2,11 +2,15 @@
 // and the two store steps a mount takes: storing a local file's bytes, and committing its uploads
 // with a precondition per path. The sync itself (watcher up, events down) lives in src/mounts/.
 import { join } from "node:path";
+import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import type { MountRecord, MountState, MountStateStore } from "../../core/mount-state.js";
+import { baseName } from "../../core/paths.js";
+import { keptChanging, RETRY, retryOnConflict } from "../../core/retry.js";
 import { SqliteMountStateStore } from "../../store/mount-state-sqlite.js";
-import type { OpenFile } from "../../volume/volume.js";
+import type { OpenFile, Stat } from "../../volume/volume.js";
 import { openBlob, storeFile } from "../blob-file.js";
+import { snapshot } from "../snapshot.js";
 import { commitSyncChanges, type SyncChange, type SyncCommitResult } from "../sync-commit.js";
 import { type Engine, requireWorkspace } from "./engine.js";
 
@@ -57,6 +61,35 @@ export class Mounts {
     const hash = sha256(data);
     await this.engine.store.putBlobs([{ hash, data }]);
     return hash;
+  }
+
+  /**
+   * What the workspace holds at each path (lstat-like: a symlink reported with its target), read
+   * from one consistent snapshot with one overlay lookup for them all; absent paths are left out.
+   */
+  async entries(workspace: string, paths: readonly string[]): Promise<Map<string, Stat>> {
+    const { store } = this.engine;
+    return retryOnConflict(
+      async () => {
+        const snap = await snapshot(this.engine, workspace);
+        await snap.prefetch(paths);
+        const out = new Map<string, Stat>();
+        for (const path of paths) {
+          const e = await snap.resolve(path);
+          if (!e) continue;
+          const stat: Stat = { path, name: baseName(path), kind: e.kind, size: e.size, mode: e.mode, mtime: e.mtime };
+          if (e.kind !== "dir") stat.sha256 = e.hash;
+          if (e.kind === "symlink") {
+            const target = e.hash === EMPTY_SHA256 ? Buffer.alloc(0) : await store.getBlob(e.hash);
+            if (!target) throw new AfsError("IO_ERROR", `content ${e.hash} is missing from the store; run afs fsck`);
+            stat.target = target.toString("utf8");
+          }
+          out.set(path, stat);
+        }
+        return (await snap.stillCurrent()) ? out : RETRY;
+      },
+      { giveUp: keptChanging(workspace, "while a mount read it") },
+    );
   }
 
   /** Stored content by its hash, for streaming to disk (content never changes under its hash). */
