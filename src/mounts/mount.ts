@@ -67,6 +67,8 @@ export class Mount {
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private lastSeq = 0;
+  /** Sequence numbers of this mount's own uploads not yet passed: their events are not applied back. */
+  private own: { from: number; to: number }[] = [];
   /** How the rounds settle both-sides changes: the first mount's `prefer` until it is in step, then "remote". */
   private policy: BothChanged = "remote";
   private readonly info: MountStatus;
@@ -153,7 +155,8 @@ export class Mount {
       await afs.mounts.register(record);
       mount.lastSeq = known ? await ctx.state.lastSeq() : 0;
       await mount.exclusive(async () => {
-        const { seq } = await mount.remoteChanges();
+        // The whole tree is reconciled: only the newest sequence number matters (the revision is it).
+        const seq = (await afs.workspaces.get(workspace)).revision;
         mount.note(await reconcile(ctx, [ROOT], policy));
         await mount.saveSeq(seq);
       });
@@ -209,25 +212,30 @@ export class Mount {
       this.timer = null;
       void this.exclusive(async () => {
         for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
+        // A path that could not be settled (locked, unreadable, changing) is tried again later.
+        if (this.again.size > 0) this.schedule(RETRY_AFTER_ERROR_MS);
       }).catch(() => {});
     }, delay);
   }
 
-  /** One round: what the watcher and the event log say changed, plus what waits. False when nothing did. */
+  /** One round: what the watcher and the event log say changed, plus what waits. False when nothing moved. */
   private async round(): Promise<boolean> {
     if (this.info.state === "stopped" || !this.watcher) return false;
     try {
       const taken = await this.watcher.take();
       const { paths: remote, seq } = await this.remoteChanges();
-      const targets = [...(taken.complete ? taken.paths : [ROOT]), ...remote, ...this.again];
+      const fresh = [...(taken.complete ? taken.paths : [ROOT]), ...remote];
+      const targets = [...fresh, ...this.again];
       if (targets.length === 0) return false;
       if (targets.some((p) => IGNORE_FILES.includes(baseName(p)))) this.ctx.local.forgetIgnoreRules();
       this.again.clear();
       for (const p of targets) this.held.delete(p);
-      this.note(await reconcile(this.ctx, targets, this.policy));
+      const result = await reconcile(this.ctx, targets, this.policy);
+      this.note(result);
       await this.saveSeq(seq);
       if (this.info.state === "error") this.info.state = "running";
-      return true;
+      // Only waiting paths, and none settled: another round now would find the same.
+      return fresh.length > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;
     } catch (e) {
       this.info.lastError = e instanceof Error ? e.message : String(e);
       this.info.state = "error";
@@ -239,6 +247,7 @@ export class Mount {
   private note(r: RoundResult): void {
     for (const p of r.again) this.again.add(p);
     for (const p of r.held) this.held.add(p);
+    if (r.own) this.own.push(r.own);
     this.info.uploaded += r.uploaded;
     this.info.downloaded += r.downloaded;
     this.info.conflicts += r.conflicts.length;
@@ -255,10 +264,14 @@ export class Mount {
     for (;;) {
       const page = await this.afs.events.list(this.ctx.workspace, { after, limit: EVENT_PAGE });
       // A checkpoint folds the live state without changing it; a restore changes everything.
-      for (const e of page.events) if (e.op !== "checkpoint") paths.add(e.path);
+      for (const e of page.events) {
+        if (e.op === "checkpoint" || this.own.some((o) => e.seq >= o.from && e.seq <= o.to)) continue;
+        paths.add(e.path);
+      }
       after = page.next;
       if (!page.more) break;
     }
+    this.own = this.own.filter((o) => o.to > after);
     return { paths: [...paths], seq: after };
   }
 

@@ -37,6 +37,8 @@ export interface RoundResult {
   /** Read-only: local changes not uploaded. */
   held: string[];
   errors: { path: string; message: string }[];
+  /** The sequence numbers of this round's own upload events (not to be applied back). */
+  own: { from: number; to: number } | null;
 }
 
 const versionOfStat = (s: Stat | null | undefined): SyncedVersion | null =>
@@ -69,6 +71,7 @@ class Round {
     again: [],
     held: [],
     errors: [],
+    own: null,
   };
   private readonly base = new Map<string, SyncedPath>();
   private readonly remote = new Map<string, Stat>();
@@ -295,10 +298,11 @@ class Round {
     const { afs, workspace } = this.ctx;
     const all = [...this.uploads, ...this.dirRemovals.reverse()];
     if (all.length === 0) return;
-    const { outcomes } = await afs.mounts.commit(
+    const { outcomes, seqs } = await afs.mounts.commit(
       workspace,
       all.map((u) => u.change),
     );
+    this.result.own = seqs;
     for (const [i, o] of outcomes.entries()) {
       const u = all[i];
       if (!u) continue;

@@ -29,6 +29,8 @@ export interface SyncCommitResult {
   outcomes: SyncOutcome[];
   /** The revision after the commit (the snapshot's when nothing was applied). */
   revision: number;
+  /** The sequence numbers of this commit's events (null: nothing committed), so a follower can tell its own. */
+  seqs: { from: number; to: number } | null;
 }
 
 export const versionOf = (e: Entry | null): SyncedVersion | null =>
@@ -53,7 +55,7 @@ export function commitSyncChanges(
       const plan = new Plan(snap, op);
       const outcomes: SyncOutcome[] = [];
       for (const change of changes) outcomes.push({ path: change.path, applied: await plan.add(change) });
-      if (plan.events.length === 0) return { outcomes, revision: snap.revision };
+      if (plan.events.length === 0) return { outcomes, revision: snap.revision, seqs: null };
       const revision = await retryIfConflict(
         ctx.store.commit(workspace, {
           expectRevision: snap.revision,
@@ -62,7 +64,9 @@ export function commitSyncChanges(
           events: plan.events.map((e) => ({ ...e, actor: ctx.actor })),
         }),
       );
-      return revision === RETRY ? RETRY : { outcomes, revision };
+      if (revision === RETRY) return RETRY;
+      // A commit's events take the sequence numbers up to the new revision.
+      return { outcomes, revision, seqs: { from: revision - plan.events.length + 1, to: revision } };
     },
     { giveUp: keptChanging(workspace, "while a mount uploaded its changes") },
   );

@@ -73,6 +73,12 @@ for (const storeName of STORE_NAMES) {
       });
       expect(await tree(a.dir)).toEqual(await tree(b.dir));
       expect(a.mount?.status()).toMatchObject({ conflicts: 0, pending: 0, state: "running", lastError: null });
+      // Settled: no echo goes round (neither side uploads what it was sent, nor applies its own uploads).
+      const revision = (await a.afs.workspaces.get(ws)).revision;
+      await writeFile(join(a.dir, "d/g/f.txt"), "three");
+      await settle(a, b, a, b);
+      expect((await a.afs.workspaces.get(ws)).revision).toBe(revision + 1);
+      expect(await tree(b.dir)).toEqual(await tree(a.dir));
     });
 
     it("syncs in the background: an editor's atomic save arrives as one content change", async () => {
