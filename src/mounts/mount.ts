@@ -221,11 +221,17 @@ export class Mount {
   /** One round: what the watcher and the event log say changed, plus what waits. False when nothing moved. */
   private async round(): Promise<boolean> {
     if (this.info.state === "stopped" || !this.watcher) return false;
+    // What the watcher hands over waits in `again` until a round settles it: a round that fails
+    // (the store unreachable, say) loses nothing.
+    let waiting: string[] = [];
     try {
       const taken = await this.watcher.take();
+      const local = taken.complete ? taken.paths : [ROOT];
+      for (const p of local) this.again.add(p);
       const { paths: remote, seq } = await this.remoteChanges();
-      const fresh = [...(taken.complete ? taken.paths : [ROOT]), ...remote];
-      const targets = [...fresh, ...this.again];
+      const fresh = local.length + remote.length;
+      waiting = [...this.again];
+      const targets = [...remote, ...waiting];
       if (targets.length === 0) return false;
       if (targets.some((p) => IGNORE_FILES.includes(baseName(p)))) this.ctx.local.forgetIgnoreRules();
       this.again.clear();
@@ -235,8 +241,9 @@ export class Mount {
       await this.saveSeq(seq);
       if (this.info.state === "error") this.info.state = "running";
       // Only waiting paths, and none settled: another round now would find the same.
-      return fresh.length > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;
+      return fresh > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;
     } catch (e) {
+      for (const p of waiting) this.again.add(p);
       this.info.lastError = e instanceof Error ? e.message : String(e);
       this.info.state = "error";
       this.schedule(RETRY_AFTER_ERROR_MS);
