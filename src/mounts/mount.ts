@@ -140,6 +140,7 @@ export class Mount {
       state: afs.mounts.state(id),
       readonly,
       host: options.host ?? hostname(),
+      conflictCopies: new Set(),
     };
     let policy: BothChanged = "remote";
     if (!known) {

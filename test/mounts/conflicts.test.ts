@@ -54,6 +54,9 @@ for (const storeName of STORE_NAMES) {
       const vol = await a.afs.workspaces.volume(ws);
       expect((await vol.readFile(`/${copy}`)).toString()).toBe("from b");
       expect(b.mount?.status()).toMatchObject({ conflicts: 1, conflictPaths: ["/f.txt"], pending: 0 });
+      // The event log reports it: the copy's upload is a "conflict" event.
+      const logged = await a.afs.events.list(ws, { ops: ["conflict"] });
+      expect(logged.events.map((e) => [e.path, e.actor])).toEqual([[`/${copy}`, "b"]]);
     });
 
     it("a stale upload never overwrites a newer change made through the engine", async () => {
