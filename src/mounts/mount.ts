@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { EventFollower } from "../core/event.js";
 import { sha256 } from "../core/hash.js";
-import type { MountRecord } from "../core/mount-state.js";
+import type { MountRecord, MountReport } from "../core/mount-state.js";
 import { baseName, ROOT } from "../core/paths.js";
 import { IGNORE_FILES } from "../volume/dir-scan.js";
 import { DirWatcher } from "../volume/dir-watcher.js";
@@ -41,9 +41,9 @@ export interface MountStatus {
   state: MountRunState;
   /** Paths waiting for the next round (and, read-only, local changes not uploaded). */
   pending: number;
-  /** Paths changed on both sides since this mount started (each kept as a conflict copy). */
+  /** Paths changed on both sides, over every run of this mount (each kept as a conflict copy). */
   conflicts: number;
-  /** The latest conflicts' paths (at most 100). */
+  /** The latest conflicts' paths in this run (at most 100). */
   conflictPaths: string[];
   uploaded: number;
   downloaded: number;
@@ -76,7 +76,7 @@ export class Mount {
   private constructor(
     private readonly afs: Afs,
     private readonly ctx: SyncContext,
-    record: MountRecord,
+    record: Omit<MountRecord, "report">,
     private readonly debounceMs: number,
   ) {
     this.info = {
@@ -131,7 +131,7 @@ export class Mount {
         workspace,
       });
     }
-    const record: MountRecord = { id, workspace, dir, readonly, createdAt: known?.createdAt ?? Date.now() };
+    const record = { id, workspace, dir, readonly, createdAt: known?.createdAt ?? Date.now() };
     const local = new LocalDir(dir);
     const ctx: SyncContext = {
       afs,
@@ -150,10 +150,13 @@ export class Mount {
     }
     const mount = new Mount(afs, ctx, record, options.debounceMs ?? 50);
     mount.policy = policy;
+    // Conflicts are counted over every run of this mount.
+    mount.info.conflicts = known?.report?.conflicts ?? 0;
     // The watcher opens first, so nothing changed during the first sync is missed.
     mount.watcher = await DirWatcher.open(dir, { onChange: () => mount.schedule() });
     try {
       await afs.mounts.register(record);
+      await mount.report();
       mount.lastSeq = known ? await ctx.state.lastSeq() : 0;
       await mount.exclusive(async () => {
         // The whole tree is reconciled: only the newest sequence number matters (the revision is it).
@@ -170,6 +173,7 @@ export class Mount {
     }
     mount.follower = afs.events.follow(workspace, mount.lastSeq, () => mount.schedule());
     mount.info.state = "running";
+    await mount.report();
     return mount;
   }
 
@@ -196,8 +200,24 @@ export class Mount {
       this.follower?.close();
       this.watcher?.close();
       this.info.state = "stopped";
+      await this.report().catch(() => {});
     }
     return this.status();
+  }
+
+  /** Writes this sync's account to the mount table (one row), for `afs status` in any process. */
+  private async report(): Promise<void> {
+    const s = this.status();
+    const report: MountReport = {
+      state: s.state,
+      pid: process.pid,
+      pending: s.pending,
+      conflicts: s.conflicts,
+      lastSync: s.lastSync,
+      lastError: s.lastError,
+      at: Date.now(),
+    };
+    await this.afs.mounts.report(s.id, report);
   }
 
   /** Runs sync work one piece at a time (the background rounds, flush, start). */
@@ -241,12 +261,14 @@ export class Mount {
       this.note(result);
       await this.saveSeq(seq);
       if (this.info.state === "error") this.info.state = "running";
+      await this.report();
       // Only waiting paths, and none settled: another round now would find the same.
       return fresh > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;
     } catch (e) {
       for (const p of waiting) this.again.add(p);
       this.info.lastError = e instanceof Error ? e.message : String(e);
       this.info.state = "error";
+      await this.report().catch(() => {});
       this.schedule(RETRY_AFTER_ERROR_MS);
       return false;
     }

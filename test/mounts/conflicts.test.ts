@@ -54,6 +54,13 @@ for (const storeName of STORE_NAMES) {
       const vol = await a.afs.workspaces.volume(ws);
       expect((await vol.readFile(`/${copy}`)).toString()).toBe("from b");
       expect(b.mount?.status()).toMatchObject({ conflicts: 1, conflictPaths: ["/f.txt"], pending: 0 });
+      // The mount table reports it for any process (afs status), and counts on across a restart.
+      const [row] = await b.afs.mounts.list();
+      expect(row?.report).toMatchObject({ state: "running", pid: process.pid, conflicts: 1, pending: 0 });
+      await b.mount?.stop();
+      expect((await b.afs.mounts.list())[0]?.report?.state).toBe("stopped");
+      await w.mount(b, { workspace: ws, ...MANUAL });
+      expect(b.mount?.status().conflicts).toBe(1);
       // The event log reports it: the copy's upload is a "conflict" event.
       const logged = await a.afs.events.list(ws, { ops: ["conflict"] });
       expect(logged.events.map((e) => [e.path, e.actor])).toEqual([[`/${copy}`, "b"]]);
