@@ -125,6 +125,14 @@ export class Mount {
         throw e;
       },
     );
+    const attached = exists ? await afs.attachments.directory(workspace) : null;
+    if (attached) {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        `workspace ${workspace} is attached to ${attached} (afs acp), whose directory is its live state; detach it first, or mount another workspace`,
+        { workspace, dir: attached },
+      );
+    }
     const readonly = options.readonly ?? false;
     if (!exists && readonly) {
       throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist; a read-only mount needs one to follow`, {
