@@ -53,6 +53,7 @@ export interface MountStatus {
 }
 
 const MAX_FLUSH_ROUNDS = 20;
+const REMOTE_SETTLE_MS = 2;
 const RETRY_AFTER_ERROR_MS = 1_000;
 const EVENT_PAGE = 10_000;
 
@@ -179,7 +180,8 @@ export class Mount {
       if (!known) await afs.mounts.forget(id);
       throw e;
     }
-    mount.follower = afs.events.follow(workspace, mount.lastSeq, () => mount.schedule());
+    // Events arrive already batched: no need to let them settle like a burst of saves on disk.
+    mount.follower = afs.events.follow(workspace, mount.lastSeq, () => mount.schedule(REMOTE_SETTLE_MS));
     mount.info.state = "running";
     await mount.report();
     return mount;
