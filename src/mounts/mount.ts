@@ -3,6 +3,7 @@
 // (written only where the disk still holds the version last synced), conflicts keep both versions.
 import { mkdir, realpath, stat } from "node:fs/promises";
 import { hostname } from "node:os";
+import { isAbsolute } from "node:path";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { EventFollower } from "../core/event.js";
 import { sha256 } from "../core/hash.js";
@@ -16,6 +17,7 @@ import { type BothChanged, type RoundResult, reconcile, type SyncContext } from 
 
 export interface MountOptions {
   workspace: string;
+  /** An absolute path; created when missing. */
   dir: string;
   /** The directory follows the workspace; local edits are not uploaded (they are counted as pending). */
   readonly?: boolean;
@@ -105,6 +107,11 @@ export class Mount {
    */
   static async start(afs: Afs, options: MountOptions): Promise<Mount> {
     const { workspace } = options;
+    if (!isAbsolute(options.dir)) {
+      throw new AfsError("INVALID_ARGUMENT", `mount a directory by its absolute path, not ${options.dir}`, {
+        dir: options.dir,
+      });
+    }
     await mkdir(options.dir, { recursive: true });
     const dir = await realpath(options.dir);
     if (!(await stat(dir)).isDirectory()) {

@@ -1,6 +1,6 @@
 // Two machines in effect: engines in homes of their own on one store (a SQLite file, or a Redis
 // server when the store is "redis"), each mounting the workspace in a directory of its own.
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { lstat, readdir, readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Mount, type MountOptions } from "../../src/mounts/mount.js";
 import { TEMP_NAME } from "../../src/volume/dir-scan.js";
@@ -27,7 +27,9 @@ export class World {
   async machine(name: string): Promise<Machine> {
     const h = await tempDir(`afs-home-${name}-`);
     const d = await tempDir(`afs-mnt-${name}-`);
-    this.cleanups.push(h.cleanup, d.cleanup);
+    // Retried: a file the engine's last writes leave (a WAL being checkpointed) may appear meanwhile.
+    for (const dir of [h.dir, d.dir])
+      this.cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
     const shared = this.machines[0]?.home ?? h.dir;
     const afs = await Afs.open({ home: h.dir, store: this.storeUrl(shared), actor: name });
     const m: Machine = { afs, home: h.dir, dir: join(d.dir, "work") };

@@ -18,11 +18,13 @@ export type { SyncChange, SyncCommitResult, SyncOutcome } from "../sync-commit.j
 
 export class Mounts {
   #table: MountStateStore | undefined;
+  #closed = false;
 
   constructor(private readonly engine: Engine) {}
 
   /** Opened on first use, so a process that never mounts never opens the file. */
   private table(): MountStateStore {
+    if (this.#closed) throw new AfsError("INVALID_ARGUMENT", "this afs engine is closed; open a new one");
     this.#table ??= SqliteMountStateStore.open(join(this.engine.home, "mounts.db"));
     return this.#table;
   }
@@ -110,6 +112,7 @@ export class Mounts {
   }
 
   close(): void {
+    this.#closed = true;
     this.#table?.close();
     this.#table = undefined;
   }
