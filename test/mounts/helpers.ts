@@ -55,21 +55,35 @@ export class World {
   }
 }
 
-/** Everything in a directory as {relative path: content | "->target" | "dir" (+ " x" when executable)}. */
+/**
+ * Everything in a directory as {relative path: content | "->target" | "dir" (+ " x" when
+ * executable)}. A sync may be changing it while it is read (tests poll it): what vanishes
+ * meanwhile is left out, and the next poll sees the result.
+ */
 export async function tree(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
+  const gone = (e: unknown): null => {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw e;
+  };
   const visit = async (abs: string, rel: string): Promise<void> => {
-    for (const name of (await readdir(abs)).sort()) {
+    for (const name of ((await readdir(abs).catch(gone)) ?? []).sort()) {
       if (name === ".git" || TEMP_NAME.test(name)) continue;
       const a = join(abs, name);
       const r = rel ? `${rel}/${name}` : name;
-      const st = await lstat(a).catch(() => null);
-      if (!st) continue; // an afs temp file gone meanwhile
-      if (st.isSymbolicLink()) out[r] = `->${await readlink(a)}`;
-      else if (st.isDirectory()) {
+      const st = await lstat(a).catch(gone);
+      if (!st) continue;
+      if (st.isSymbolicLink()) {
+        const target = await readlink(a).catch(gone);
+        if (target !== null) out[r] = `->${target}`;
+      } else if (st.isDirectory()) {
         out[r] = "dir";
         await visit(a, r);
-      } else out[r] = (await readFile(a, "utf8")) + (st.mode & 0o100 ? " x" : "");
+      } else {
+        const text = await readFile(a, "utf8").catch(gone);
+        if (text !== null) out[r] = text + (st.mode & 0o100 ? " x" : "");
+      }
     }
   };
   await visit(dir, "");
