@@ -27,6 +27,7 @@ import { ancestors, joinPath, parentOf, ROOT, segments } from "../core/paths.js"
 import { type IgnoreScope, isIgnored, isSkippedName, listDir, scopesInside } from "../volume/dir-scan.js";
 import type { OpenFile } from "../volume/volume.js";
 import { hashFile } from "../workspace/blob-file.js";
+import { RACY_MS } from "../workspace/record.js";
 
 /** A version on disk, with the stat that holds it ("dir" for a directory). */
 export interface LocalVersion extends SyncedVersion {
@@ -126,7 +127,10 @@ export class LocalDir {
     }
     if (st.isDirectory()) return { kind: "dir", sha256: null, size: 0, mode: DIR_MODE, disk: "dir" };
     const disk = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-    if (base && base.disk === disk && base.kind !== "dir") return { ...versionOnly(base), disk };
+    // A stat match proves nothing for a file changed within the clock's coarse tick of the sync that
+    // read it (git's "racily clean"): recent files are always read.
+    const settled = Number(st.mtimeNs / 1_000_000n) < Date.now() - RACY_MS;
+    if (base && base.disk === disk && base.kind !== "dir" && settled) return { ...versionOnly(base), disk };
     if (st.isSymbolicLink()) {
       const target = await readlink(abs);
       return { kind: "symlink", sha256: sha256(target), size: Buffer.byteLength(target), mode: SYMLINK_MODE, disk };

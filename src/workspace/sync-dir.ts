@@ -10,6 +10,7 @@ import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { Store } from "../store/store.js";
 import { type DiskEntry, type IgnoreScope, listDir } from "../volume/dir-scan.js";
 import { hashFile, writeBlobFile } from "./blob-file.js";
+import { RACY_MS } from "./record.js";
 import type { TreeReader } from "./tree.js";
 
 export interface SyncResult {
@@ -58,7 +59,9 @@ export async function syncTree(store: Store, trees: TreeReader, root: Hash, dir:
       result.files++;
       result.bytes += entry.size;
       if (disk?.kind === "file" && disk.size === entry.size) {
-        const same = disk.mtime === entry.mtime || (await hashFile(abs)) === entry.hash;
+        // An equal mtime proves nothing within the clock's coarse tick ("racily clean"): read recent files.
+        const settled = disk.mtime === entry.mtime && disk.mtime < Date.now() - RACY_MS;
+        const same = settled || (await hashFile(abs)) === entry.hash;
         if (same) {
           if (disk.mode !== entry.mode) await chmod(abs, entry.mode);
           return;
