@@ -27,7 +27,8 @@ export async function migrateStores(
   env: Env,
   options: MigrateOptions = {},
 ): Promise<MigrateReport> {
-  const source = await openStore(from, { env });
+  // The source is only read: a path that names no store is a mistake, not a new empty store.
+  const source = await openStore(from, { env, existing: true });
   try {
     return await migrateInto(source, to, env, options);
   } finally {
