@@ -1,0 +1,211 @@
+// The background process that keeps one mount in step: started detached by `afs mount` (it
+// outlives the terminal, its output in <home>/mounts/ID.log), reporting "in step" or its start
+// error over an IPC channel; stopped by SIGTERM (`afs unmount`), which uploads what is pending first.
+import { spawn } from "node:child_process";
+import { mkdir, open, readFile, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AfsError, type ErrorCode, toAfsError } from "../core/errors.js";
+import type { Env } from "../core/settings.js";
+import { type LiveStatus, logFile, mountProcessAlive, mountsDir, writeLive } from "../mounts/live.js";
+import { Mount, type MountOptions, mountId } from "../mounts/mount.js";
+import type { Afs } from "../workspace/afs.js";
+
+/** What the process tells `afs mount` once: in step (with its status), or why it could not start. */
+type StartReport =
+  | { ok: true; status: LiveStatus }
+  | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown> };
+
+/** How often the process looks for a changed status to publish (a comparison, no I/O when idle). */
+const PUBLISH_MS = 200;
+/** How long `afs unmount` waits for the process to upload what is pending and leave. */
+const STOP_WAIT_MS = 120_000;
+
+/**
+ * Starts the mount process for `options.dir` (a real path) and resolves with its status once the
+ * directory and the workspace hold the same files; rejects with its start error (a refused first
+ * mount: CONFLICT, naming --prefer).
+ */
+export async function startMountProcess(
+  afs: Afs,
+  env: Env,
+  options: Required<Pick<MountOptions, "workspace" | "dir">> & Pick<MountOptions, "readonly" | "prefer">,
+): Promise<LiveStatus> {
+  const id = mountId(options.dir);
+  await mkdir(mountsDir(afs.home), { recursive: true });
+  const log = await open(logFile(afs.home, id), "a");
+  const args = [
+    ...process.execArgv,
+    process.argv[1] as string,
+    "mount-run",
+    options.workspace,
+    options.dir,
+    ...(options.readonly ? ["--readonly"] : []),
+    ...(options.prefer ? ["--prefer", options.prefer] : []),
+  ];
+  // The store through the environment, not argv: a Redis URL may carry a password.
+  const child = spawn(process.execPath, args, {
+    env: { ...env, AFS_HOME: afs.home, AFS_STORE: afs.storeUrl, AFS_WRITE_CODE_CACHE: undefined },
+    detached: true,
+    stdio: ["ignore", log.fd, log.fd, "ipc"],
+    // Not the caller's directory: the process should not keep it busy.
+    cwd: "/",
+  });
+  await log.close();
+  try {
+    return await new Promise<LiveStatus>((resolve, reject) => {
+      child.once("message", (m: StartReport) =>
+        m.ok ? resolve(m.status) : reject(new AfsError(m.code, m.message, m.details)),
+      );
+      child.once("error", reject);
+      child.once("exit", async (code, signal) => {
+        const tail = await logTail(afs.home, id);
+        reject(
+          new AfsError(
+            "INTERNAL",
+            `the mount process ended (${signal ?? `exit ${code}`}) before the directory was in step${tail ? `: ${tail}` : ""}; its log is ${logFile(afs.home, id)}`,
+          ),
+        );
+      });
+    });
+  } finally {
+    if (child.connected) child.disconnect();
+    child.unref();
+  }
+}
+
+async function logTail(home: string, id: string): Promise<string> {
+  const text = await readFile(logFile(home, id), "utf8").catch(() => "");
+  return text.trim().split("\n").slice(-3).join(" ").slice(-500);
+}
+
+/** Asks the mount process `pid` to upload what is pending and stop, and waits until it has gone. */
+export async function stopMountProcess(pid: number, dir: string): Promise<void> {
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  for (const deadline = Date.now() + STOP_WAIT_MS; mountProcessAlive(pid); await sleep(50)) {
+    if (Date.now() > deadline) {
+      throw new AfsError(
+        "TIMEOUT",
+        `the sync of ${dir} (pid ${pid}) is still uploading after ${STOP_WAIT_MS / 1000} s; run afs unmount again later, or kill ${pid} to stop it at once (a later afs mount catches up)`,
+        { pid, dir },
+      );
+    }
+  }
+}
+
+const lockFile = (home: string, id: string): string => join(mountsDir(home), `${id}.lock`);
+
+/** One process per directory: the lock file names the process; one left by a process now gone is taken over. */
+async function claim(home: string, id: string, dir: string): Promise<() => Promise<void>> {
+  const file = lockFile(home, id);
+  await mkdir(mountsDir(home), { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await writeFile(file, String(process.pid), { flag: "wx" });
+      return () => unlink(file).catch(() => {});
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw e;
+      const holder = Number.parseInt(await readFile(file, "utf8").catch(() => ""), 10);
+      if (mountProcessAlive(holder) && holder !== process.pid) {
+        throw new AfsError(
+          "ALREADY_EXISTS",
+          `${dir} is already kept in step by process ${holder}; see afs status, or stop it with afs unmount ${dir}`,
+          { dir, pid: holder },
+        );
+      }
+      await unlink(file).catch(() => {});
+    }
+  }
+}
+
+/**
+ * The process's whole life: mount, report to the parent, publish the status as it changes, and
+ * on SIGTERM or SIGINT stop (uploading what is pending). Resolves when stopped; throws a start error.
+ */
+export async function runMount(afs: Afs, options: MountOptions, log: (line: string) => void): Promise<void> {
+  // This process's signals stop the mount first; the CLI's own handlers would close the store under it.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.removeAllListeners(signal);
+  let requestStop = (): void => {};
+  const stopRequested = new Promise<void>((resolve) => {
+    requestStop = resolve;
+  });
+  process.once("SIGTERM", () => requestStop());
+  process.once("SIGINT", () => requestStop());
+  process.on("SIGHUP", () => {});
+  const report = (m: StartReport): void => {
+    if (!process.send) return;
+    process.send(m);
+    process.disconnect?.();
+  };
+
+  const home = afs.home;
+  const id = mountId(options.dir);
+  let release: (() => Promise<void>) | undefined;
+  let mount: Mount;
+  try {
+    release = await claim(home, id, options.dir);
+    mount = await Mount.start(afs, options);
+  } catch (e) {
+    const err = toAfsError(e);
+    // A mount already in the table stays listed: `afs status` shows why it is not running.
+    if (release && (await afs.mounts.get(id))) {
+      await writeLive(home, { ...failedStatus(options, id, err.message), pid: process.pid });
+    }
+    await release?.();
+    report({ ok: false, code: err.code, message: err.message, details: err.details });
+    throw err;
+  }
+  let published = "";
+  const publish = async (): Promise<LiveStatus> => {
+    const status = { ...mount.status(), pid: process.pid };
+    const text = JSON.stringify(status);
+    if (text !== published) {
+      published = text;
+      await writeLive(home, status);
+    }
+    return status;
+  };
+  const status = await publish();
+  log(`${new Date().toISOString()} mounted ${options.workspace} on ${options.dir} (pid ${process.pid}): in step`);
+  report({ ok: true, status });
+  let publishing = false;
+  const timer = setInterval(() => {
+    if (publishing) return;
+    publishing = true;
+    void publish()
+      .catch((e: unknown) => log(`could not write the status file: ${String(e)}`))
+      .finally(() => {
+        publishing = false;
+      });
+  }, PUBLISH_MS);
+  await stopRequested;
+  clearInterval(timer);
+  try {
+    const final = await mount.stop();
+    await publish();
+    log(`${new Date().toISOString()} stopped: ${final.pending} pending, ${final.conflicts} conflicts`);
+  } finally {
+    await release();
+  }
+}
+
+function failedStatus(options: MountOptions, id: string, message: string): Omit<LiveStatus, "pid"> {
+  return {
+    id,
+    workspace: options.workspace,
+    dir: options.dir,
+    readonly: options.readonly ?? false,
+    state: "error",
+    pending: 0,
+    conflicts: 0,
+    conflictPaths: [],
+    uploaded: 0,
+    downloaded: 0,
+    lastSync: null,
+    lastError: message,
+  };
+}
