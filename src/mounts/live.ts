@@ -1,29 +1,30 @@
 // What other processes can see of a running mount: the background process rewrites a small JSON
 // file under <home>/mounts/ (atomically) whenever its status changes; readers join those files with
-// the mount table, and a process that is gone means the mount is stopped.
+// the mount table, and a process that is gone means the mount is stopped. No zod here: `afs status`
+// loads this module and must start without the library bundles.
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
 import type { Afs } from "../workspace/afs.js";
 import type { MountStatus } from "./mount.js";
 
-/** What `afs status` and afs_status show of one mount. */
-export const mountListing = z.object({
-  workspace: z.string(),
-  dir: z.string(),
-  state: z.enum(["starting", "running", "error", "stopped"]),
-  readonly: z.boolean(),
-  pid: z.number().nullable().describe("The sync process's id while it runs."),
-  pending: z.number().describe("Changed paths waiting for the next sync round."),
-  conflicts: z.number().describe("Paths changed on both sides since the process started (both versions kept)."),
-  conflict_paths: z.array(z.string()),
-  uploaded: z.number(),
-  downloaded: z.number(),
-  last_sync: z.string().nullable().describe("When the last sync round ended (ISO time)."),
-  last_error: z.string().nullable(),
-});
-export type MountListing = z.infer<typeof mountListing>;
+/** What `afs status` and afs_status show of one mount (its schema, for MCP: ./listing-schema.ts). */
+export interface MountListing {
+  workspace: string;
+  dir: string;
+  state: MountStatus["state"];
+  readonly: boolean;
+  /** The sync process's id while it runs. */
+  pid: number | null;
+  pending: number;
+  conflicts: number;
+  conflict_paths: string[];
+  uploaded: number;
+  downloaded: number;
+  /** When the last sync round ended (ISO time). */
+  last_sync: string | null;
+  last_error: string | null;
+}
 
 /** The status file's contents: the mount's own status plus the process that keeps it. */
 export interface LiveStatus extends MountStatus {

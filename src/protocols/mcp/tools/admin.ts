@@ -3,7 +3,8 @@
 // hosted control plane's (the reference's), one schema each; get and delete take a name or an id.
 import { z } from "zod";
 import { AfsError } from "../../../core/errors.js";
-import { describeMount, listMounts, mountListing } from "../../../mounts/live.js";
+import { mountListing } from "../../../mounts/listing-schema.js";
+import { describeMount, listMounts } from "../../../mounts/live.js";
 import type { WorkspaceInfo } from "../../../workspace/info.js";
 import { workspaceInfo } from "../schemas.js";
 import { ADDITIVE, defineTool, READ, type Tool } from "../tool.js";
