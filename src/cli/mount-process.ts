@@ -52,6 +52,10 @@ export async function startMountProcess(
     cwd: "/",
   });
   await log.close();
+  // Until it is in step, the process is this command's: Ctrl-C here stops it too (a signal ends
+  // this process through process.exit, which runs 'exit' listeners).
+  const abandon = (): void => void child.kill("SIGTERM");
+  process.once("exit", abandon);
   try {
     return await new Promise<LiveStatus>((resolve, reject) => {
       child.once("message", (m: StartReport) =>
@@ -69,6 +73,7 @@ export async function startMountProcess(
       });
     });
   } finally {
+    process.off("exit", abandon);
     if (child.connected) child.disconnect();
     child.unref();
   }
@@ -137,9 +142,11 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
   process.once("SIGINT", () => requestStop());
   process.on("SIGHUP", () => {});
   const report = (m: StartReport): void => {
-    if (!process.send) return;
-    process.send(m);
-    process.disconnect?.();
+    // Nobody to tell when started by hand, or when `afs mount` has gone (Ctrl-C).
+    if (!process.send || !process.connected) return;
+    process.send(m, undefined, {}, () => {
+      if (process.connected) process.disconnect?.();
+    });
   };
 
   const home = afs.home;

@@ -152,6 +152,19 @@ describe("afs mount", () => {
     expect(alive(again.pid as number)).toBe(false);
   });
 
+  it("unmounting a mount whose process was killed uploads the edits made since, then forgets it", async () => {
+    const dir = dirWith("five", { "a.txt": "a\n" });
+    const m = mount(["five", dir]);
+    const pid = m.pid as number;
+    process.kill(pid, "SIGKILL");
+    await until("the killed mount's process is gone", () => !alive(pid));
+    writeFileSync(join(dir, "late.txt"), "after the kill\n");
+    const un = afs.json<{ unmounted: Listing[] }>(["unmount", "five"]);
+    expect(un.unmounted).toMatchObject([{ workspace: "five", dir, state: "stopped", pid: null }]);
+    expect(cat("five", "/late.txt")).toBe("after the kill\n");
+    expect(mountOf(dir)).toBeUndefined();
+  });
+
   it("says what is mounted when asked to unmount something that is not", () => {
     const dir = dirWith("four", { "x.txt": "x\n" });
     const m = mount(["four", dir]);
