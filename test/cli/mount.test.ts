@@ -42,6 +42,9 @@ async function until(what: string, test: () => boolean, ms = 30_000): Promise<vo
   }
 }
 
+/** An unmounted process is gone: unmount waited for it to end (it may take a moment more to be reaped). */
+const gone = (pid: number): Promise<void> => until(`process ${pid} has ended`, () => !alive(pid), 10_000);
+
 const mounts = (): Listing[] => {
   const list = afs.json<{ mounts: Listing[] }>(["status"]).mounts;
   for (const m of list) if (m.pid !== null) pids.add(m.pid);
@@ -108,13 +111,13 @@ describe("afs mount", () => {
     const pid = m.pid as number;
     const un = afs.json<{ unmounted: Listing[] }>(["unmount", dir]);
     expect(un.unmounted).toMatchObject([{ workspace: "one", dir, state: "stopped" }]);
-    expect(alive(pid)).toBe(false);
+    await gone(pid);
     expect(read(join(dir, "a.txt"))).toBe("edited on disk\n");
     expect(read(join(dir, "b.txt"))).toBe("written in afs\n");
     expect(mountOf(dir)).toBeUndefined();
   });
 
-  it("refuses a first mount where both sides hold differing files, naming --prefer; --prefer local mounts", () => {
+  it("refuses a first mount where both sides hold differing files, naming --prefer; --prefer local mounts", async () => {
     afs.ok(["ws", "create", "two"]);
     afs.ok(["fs", "write", "-w", "two", "/same.txt", "--content", "remote\n"]);
     const dir = dirWith("two", { "same.txt": "local\n" });
@@ -130,7 +133,7 @@ describe("afs mount", () => {
     expect(cat("two", "/same.txt")).toBe("local\n");
     expect(read(join(dir, "same.txt"))).toBe("local\n");
     afs.ok(["unmount", "two"]);
-    expect(alive(m.pid as number)).toBe(false);
+    await gone(m.pid as number);
   });
 
   it("catches up both sides' edits after its process was killed, when mounted again", async () => {
@@ -149,7 +152,7 @@ describe("afs mount", () => {
     expect(read(join(dir, "remote.txt"))).toBe("made meanwhile\n");
     expect(cat("three", "/local.txt")).toBe("made while down\n");
     afs.ok(["unmount", dir]);
-    expect(alive(again.pid as number)).toBe(false);
+    await gone(again.pid as number);
   });
 
   it("unmounting a mount whose process was killed uploads the edits made since, then forgets it", async () => {
@@ -165,7 +168,7 @@ describe("afs mount", () => {
     expect(mountOf(dir)).toBeUndefined();
   });
 
-  it("says what is mounted when asked to unmount something that is not", () => {
+  it("says what is mounted when asked to unmount something that is not", async () => {
     const dir = dirWith("four", { "x.txt": "x\n" });
     const m = mount(["four", dir]);
     const r = afs.run(["unmount", afs.tmp("nowhere")]);
@@ -173,7 +176,7 @@ describe("afs mount", () => {
     expect(r.stderr).toContain("NOT_FOUND");
     expect(r.stderr).toContain(`four on ${dir}`);
     afs.ok(["unmount", "four"]);
-    expect(alive(m.pid as number)).toBe(false);
+    await gone(m.pid as number);
   });
 
   it("leaves no mount process behind", () => {
