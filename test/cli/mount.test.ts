@@ -10,6 +10,7 @@ import { type Cli, cli, ensureBuilt } from "./run.js";
 
 interface Listing {
   workspace: string;
+  readonly: boolean;
   dir: string;
   state: string;
   pid: number | null;
@@ -166,6 +167,23 @@ describe("afs mount", () => {
     expect(un.unmounted).toMatchObject([{ workspace: "five", dir, state: "stopped", pid: null }]);
     expect(cat("five", "/late.txt")).toBe("after the kill\n");
     expect(mountOf(dir)).toBeUndefined();
+  });
+
+  it("--readonly: the directory follows the workspace, and a local edit is not uploaded", async () => {
+    afs.ok(["ws", "create", "six"]);
+    afs.ok(["fs", "write", "-w", "six", "/r.txt", "--content", "from afs\n"]);
+    const dir = afs.tmp("six");
+    const m = mount(["six", dir, "--readonly"]);
+    expect(m).toMatchObject({ readonly: true, state: "running" });
+    expect(read(join(dir, "r.txt"))).toBe("from afs\n");
+    afs.ok(["fs", "write", "-w", "six", "/s.txt", "--content", "later\n"]);
+    await until("the workspace's write is on disk", () => read(join(dir, "s.txt")) === "later\n");
+    writeFileSync(join(dir, "local.txt"), "stays here\n");
+    await until("the local edit is counted as pending", () => (mountOf(dir)?.pending ?? 0) > 0);
+    afs.ok(["unmount", dir]);
+    await gone(m.pid as number);
+    expect(cat("six", "/local.txt")).toBeNull();
+    expect(read(join(dir, "local.txt"))).toBe("stays here\n");
   });
 
   it("says what is mounted when asked to unmount something that is not", async () => {
