@@ -27,6 +27,22 @@ export interface MountRecord {
   dir: string;
   readonly: boolean;
   createdAt: number;
+  /** What the sync last reported about itself (null: never ran). */
+  report: MountReport | null;
+}
+
+/** A running (or last) sync's own account, kept in the table so `afs status` can show it from any process. */
+export interface MountReport {
+  state: "starting" | "running" | "error" | "stopped";
+  /** The process running the sync. */
+  pid: number;
+  pending: number;
+  /** Conflicts so far, over every run of this mount. */
+  conflicts: number;
+  lastSync: number | null;
+  lastError: string | null;
+  /** When this report was written (ms since the epoch). */
+  at: number;
 }
 
 /** One mount's per-path state. Every change touches only the paths it names (O(changes)). */
@@ -44,7 +60,10 @@ export interface MountState {
 export interface MountStateStore {
   list(): Promise<MountRecord[]>;
   get(id: string): Promise<MountRecord | null>;
-  put(record: MountRecord): Promise<void>;
+  /** Adds or updates a mount (its report is left as it is). */
+  put(record: Omit<MountRecord, "report">): Promise<void>;
+  /** Replaces a mount's report (one row written). */
+  report(id: string, report: MountReport): Promise<void>;
   /** Forgets a mount and its state. */
   remove(id: string): Promise<boolean>;
   state(id: string): MountState;

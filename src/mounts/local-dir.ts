@@ -149,8 +149,10 @@ export class LocalDir {
         if (e.kind === "dir") await visit(p, inner);
       }
     };
-    if (path === ROOT || (await this.read(path))?.kind === "dir")
+    if (path === ROOT) await visit(ROOT, []);
+    else if ((await this.reachable(path)) && (await this.diskStat(this.abs(path))) === "dir") {
       await visit(path, await this.scopesIn(parentOf(path)));
+    }
     return out;
   }
 

@@ -3,10 +3,11 @@
 // (written only where the disk still holds the version last synced), conflicts keep both versions.
 import { mkdir, realpath, stat } from "node:fs/promises";
 import { hostname } from "node:os";
+import { isAbsolute } from "node:path";
 import { AfsError, isAfsError } from "../core/errors.js";
 import type { EventFollower } from "../core/event.js";
 import { sha256 } from "../core/hash.js";
-import type { MountRecord } from "../core/mount-state.js";
+import type { MountRecord, MountReport } from "../core/mount-state.js";
 import { baseName, ROOT } from "../core/paths.js";
 import { IGNORE_FILES } from "../volume/dir-scan.js";
 import { DirWatcher } from "../volume/dir-watcher.js";
@@ -16,6 +17,7 @@ import { type BothChanged, type RoundResult, reconcile, type SyncContext } from 
 
 export interface MountOptions {
   workspace: string;
+  /** An absolute path; created when missing. */
   dir: string;
   /** The directory follows the workspace; local edits are not uploaded (they are counted as pending). */
   readonly?: boolean;
@@ -41,9 +43,9 @@ export interface MountStatus {
   state: MountRunState;
   /** Paths waiting for the next round (and, read-only, local changes not uploaded). */
   pending: number;
-  /** Paths changed on both sides since this mount started (each kept as a conflict copy). */
+  /** Paths changed on both sides, over every run of this mount (each kept as a conflict copy). */
   conflicts: number;
-  /** The latest conflicts' paths (at most 100). */
+  /** The latest conflicts' paths in this run (at most 100). */
   conflictPaths: string[];
   uploaded: number;
   downloaded: number;
@@ -53,6 +55,7 @@ export interface MountStatus {
 }
 
 const MAX_FLUSH_ROUNDS = 20;
+const REMOTE_SETTLE_MS = 2;
 const RETRY_AFTER_ERROR_MS = 1_000;
 const EVENT_PAGE = 10_000;
 
@@ -76,7 +79,7 @@ export class Mount {
   private constructor(
     private readonly afs: Afs,
     private readonly ctx: SyncContext,
-    record: MountRecord,
+    record: Omit<MountRecord, "report">,
     private readonly debounceMs: number,
   ) {
     this.info = {
@@ -104,6 +107,11 @@ export class Mount {
    */
   static async start(afs: Afs, options: MountOptions): Promise<Mount> {
     const { workspace } = options;
+    if (!isAbsolute(options.dir)) {
+      throw new AfsError("INVALID_ARGUMENT", `mount a directory by its absolute path, not ${options.dir}`, {
+        dir: options.dir,
+      });
+    }
     await mkdir(options.dir, { recursive: true });
     const dir = await realpath(options.dir);
     if (!(await stat(dir)).isDirectory()) {
@@ -125,13 +133,21 @@ export class Mount {
         throw e;
       },
     );
+    const attached = exists ? await afs.attachments.directory(workspace) : null;
+    if (attached) {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        `workspace ${workspace} is attached to ${attached} (afs acp), whose directory is its live state; detach it first, or mount another workspace`,
+        { workspace, dir: attached },
+      );
+    }
     const readonly = options.readonly ?? false;
     if (!exists && readonly) {
       throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist; a read-only mount needs one to follow`, {
         workspace,
       });
     }
-    const record: MountRecord = { id, workspace, dir, readonly, createdAt: known?.createdAt ?? Date.now() };
+    const record = { id, workspace, dir, readonly, createdAt: known?.createdAt ?? Date.now() };
     const local = new LocalDir(dir);
     const ctx: SyncContext = {
       afs,
@@ -140,6 +156,7 @@ export class Mount {
       state: afs.mounts.state(id),
       readonly,
       host: options.host ?? hostname(),
+      conflictCopies: new Set(),
     };
     let policy: BothChanged = "remote";
     if (!known) {
@@ -149,10 +166,13 @@ export class Mount {
     }
     const mount = new Mount(afs, ctx, record, options.debounceMs ?? 50);
     mount.policy = policy;
+    // Conflicts are counted over every run of this mount.
+    mount.info.conflicts = known?.report?.conflicts ?? 0;
     // The watcher opens first, so nothing changed during the first sync is missed.
     mount.watcher = await DirWatcher.open(dir, { onChange: () => mount.schedule() });
     try {
       await afs.mounts.register(record);
+      await mount.report();
       mount.lastSeq = known ? await ctx.state.lastSeq() : 0;
       await mount.exclusive(async () => {
         // The whole tree is reconciled: only the newest sequence number matters (the revision is it).
@@ -167,8 +187,10 @@ export class Mount {
       if (!known) await afs.mounts.forget(id);
       throw e;
     }
-    mount.follower = afs.events.follow(workspace, mount.lastSeq, () => mount.schedule());
+    // Events arrive already batched: no need to let them settle like a burst of saves on disk.
+    mount.follower = afs.events.follow(workspace, mount.lastSeq, () => mount.schedule(REMOTE_SETTLE_MS));
     mount.info.state = "running";
+    await mount.report();
     return mount;
   }
 
@@ -195,8 +217,24 @@ export class Mount {
       this.follower?.close();
       this.watcher?.close();
       this.info.state = "stopped";
+      await this.report().catch(() => {});
     }
     return this.status();
+  }
+
+  /** Writes this sync's account to the mount table (one row), for `afs status` in any process. */
+  private async report(): Promise<void> {
+    const s = this.status();
+    const report: MountReport = {
+      state: s.state,
+      pid: process.pid,
+      pending: s.pending,
+      conflicts: s.conflicts,
+      lastSync: s.lastSync,
+      lastError: s.lastError,
+      at: Date.now(),
+    };
+    await this.afs.mounts.report(s.id, report);
   }
 
   /** Runs sync work one piece at a time (the background rounds, flush, start). */
@@ -221,11 +259,17 @@ export class Mount {
   /** One round: what the watcher and the event log say changed, plus what waits. False when nothing moved. */
   private async round(): Promise<boolean> {
     if (this.info.state === "stopped" || !this.watcher) return false;
+    // What the watcher hands over waits in `again` until a round settles it: a round that fails
+    // (the store unreachable, say) loses nothing.
+    let waiting: string[] = [];
     try {
       const taken = await this.watcher.take();
+      const local = taken.complete ? taken.paths : [ROOT];
+      for (const p of local) this.again.add(p);
       const { paths: remote, seq } = await this.remoteChanges();
-      const fresh = [...(taken.complete ? taken.paths : [ROOT]), ...remote];
-      const targets = [...fresh, ...this.again];
+      const fresh = local.length + remote.length;
+      waiting = [...this.again];
+      const targets = [...remote, ...waiting];
       if (targets.length === 0) return false;
       if (targets.some((p) => IGNORE_FILES.includes(baseName(p)))) this.ctx.local.forgetIgnoreRules();
       this.again.clear();
@@ -234,11 +278,14 @@ export class Mount {
       this.note(result);
       await this.saveSeq(seq);
       if (this.info.state === "error") this.info.state = "running";
+      await this.report();
       // Only waiting paths, and none settled: another round now would find the same.
-      return fresh.length > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;
+      return fresh > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;
     } catch (e) {
+      for (const p of waiting) this.again.add(p);
       this.info.lastError = e instanceof Error ? e.message : String(e);
       this.info.state = "error";
+      await this.report().catch(() => {});
       this.schedule(RETRY_AFTER_ERROR_MS);
       return false;
     }

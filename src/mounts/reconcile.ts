@@ -23,6 +23,8 @@ export interface SyncContext {
   state: MountState;
   readonly: boolean;
   host: string;
+  /** Conflict copies made and not uploaded yet: their upload is logged as op "conflict". */
+  conflictCopies: Set<string>;
 }
 
 export interface RoundResult {
@@ -141,10 +143,11 @@ class Round {
   private async decide(path: string): Promise<void> {
     const { local, readonly } = this.ctx;
     const b = this.base.get(path) ?? null;
-    const l = await local.read(path, b);
     const r = this.remote.get(path) ?? null;
     const rv = versionOfStat(r);
-    if (await local.ignored(path, l?.kind === "dir" || rv?.kind === "dir")) return;
+    const isDir = rv?.kind === "dir" || (await local.diskStat(local.abs(path))) === "dir";
+    if (await local.ignored(path, isDir)) return;
+    const l = await local.read(path, b);
     if (this.policy === "refuse") {
       if (l && rv && !sameVersion(l, rv)) this.result.differing.push(path);
       return;
@@ -168,11 +171,14 @@ class Round {
     this.result.conflicts.push(path);
     if (this.policy === "local" && !readonly && r && rv?.kind !== "dir") {
       // The local version stays at the path; the workspace's is written beside it (uploaded next round).
-      this.result.again.push(await this.copyRemoteAside(path, r));
+      const copy = await this.copyRemoteAside(path, r);
+      this.ctx.conflictCopies.add(copy);
+      this.result.again.push(copy);
       return this.uploadLocal(path, l, rv);
     }
     const moved = await this.conflictPath(path);
     await local.moveAside(path, moved);
+    this.ctx.conflictCopies.add(moved);
     this.result.again.push(moved);
     // What was synced below the path belonged to the version moved aside: the workspace's comes anew.
     for (const q of this.base.keys()) {
@@ -291,7 +297,8 @@ class Round {
       entry = { kind: "file", hash, size, mode: l.mode, mtime: now };
       version = { ...l, sha256: hash, size };
     }
-    this.uploads.push({ change: { path, entry, expect: rv }, after: row(path, version, l.disk) });
+    const op = this.ctx.conflictCopies.has(path) ? { op: "conflict" } : {};
+    this.uploads.push({ change: { path, entry, expect: rv, ...op }, after: row(path, version, l.disk) });
   }
 
   private async upload(): Promise<void> {
@@ -311,6 +318,7 @@ class Round {
         continue;
       }
       this.result.uploaded++;
+      this.ctx.conflictCopies.delete(o.path);
       if (u.after) this.put.push(u.after);
       else this.drop.push(o.path);
     }

@@ -2,7 +2,7 @@
 // per machine, beside whatever store the workspaces live in. Each change writes only its rows.
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import type { MountRecord, MountState, MountStateStore, SyncedPath } from "../core/mount-state.js";
+import type { MountRecord, MountReport, MountState, MountStateStore, SyncedPath } from "../core/mount-state.js";
 import { makeDirectory } from "./make-dir.js";
 import { openDatabase } from "./sqlite/driver.js";
 import { useWal } from "./sqlite/wal.js";
@@ -12,7 +12,7 @@ const BUSY_TIMEOUT_MS = 10_000;
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS mounts (
   id TEXT PRIMARY KEY, workspace TEXT NOT NULL, dir TEXT NOT NULL, readonly INTEGER NOT NULL,
-  created_at INTEGER NOT NULL, last_seq INTEGER NOT NULL DEFAULT 0);
+  created_at INTEGER NOT NULL, last_seq INTEGER NOT NULL DEFAULT 0, report TEXT);
 CREATE TABLE IF NOT EXISTS mount_paths (
   mount TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, sha256 TEXT, size INTEGER NOT NULL,
   mode INTEGER NOT NULL, disk TEXT, PRIMARY KEY (mount, path)) WITHOUT ROWID;
@@ -24,6 +24,7 @@ interface MountRow {
   dir: string;
   readonly: number;
   created_at: number;
+  report: string | null;
 }
 
 interface PathRow {
@@ -41,6 +42,7 @@ const toRecord = (r: MountRow): MountRecord => ({
   dir: r.dir,
   readonly: r.readonly === 1,
   createdAt: r.created_at,
+  report: r.report === null ? null : (JSON.parse(r.report) as MountReport),
 });
 
 export class SqliteMountStateStore implements MountStateStore {
@@ -68,13 +70,17 @@ export class SqliteMountStateStore implements MountStateStore {
     return row ? toRecord(row) : null;
   }
 
-  async put(r: MountRecord): Promise<void> {
+  async put(r: Omit<MountRecord, "report">): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO mounts (id, workspace, dir, readonly, created_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET workspace = excluded.workspace, dir = excluded.dir, readonly = excluded.readonly`,
       )
       .run(r.id, r.workspace, r.dir, r.readonly ? 1 : 0, r.createdAt);
+  }
+
+  async report(id: string, report: MountReport): Promise<void> {
+    this.db.prepare("UPDATE mounts SET report = ? WHERE id = ?").run(JSON.stringify(report), id);
   }
 
   async remove(id: string): Promise<boolean> {

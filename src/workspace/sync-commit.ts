@@ -17,6 +17,8 @@ export interface SyncChange {
   entry: Entry | null;
   /** What the workspace must hold there now (null: nothing); otherwise the change is refused. */
   expect: SyncedVersion | null;
+  /** The event's operation when not the commit's ("conflict" for a conflict copy). */
+  op?: string;
 }
 
 export interface SyncOutcome {
@@ -131,7 +133,7 @@ class Plan {
     this.rows.push(...parents, { path, entry });
     if (current?.kind === "dir") this.clearUnder.push(path);
     const hash = (e: Entry | null): Hash | null => (e && e.kind !== "dir" ? e.hash : null);
-    this.events.push({ op: this.op, path, oldHash: hash(current), newHash: hash(entry) });
+    this.events.push({ op: change.op ?? this.op, path, oldHash: hash(current), newHash: hash(entry) });
     return true;
   }
 }

@@ -1,6 +1,6 @@
 // Mounts on real directories: two machines (two homes) on one store, changes made in either
 // directory or through the engine appear in the other directory.
-import { chmod, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
@@ -8,6 +8,9 @@ import { Mount } from "../../src/mounts/mount.js";
 import { write } from "../../src/ops/write.js";
 import { redisFactory, STORE_NAMES, storeEnabled } from "../contract/stores.js";
 import { settle, tree, until, World } from "./helpers.js";
+
+/** No background rounds: each side syncs only when flushed. */
+const MANUAL = { debounceMs: 3_600_000 };
 
 for (const storeName of STORE_NAMES) {
   describe.runIf(storeEnabled(storeName))(`mounts on ${storeName}`, () => {
@@ -170,6 +173,34 @@ for (const storeName of STORE_NAMES) {
       } finally {
         await other.stop();
       }
+    });
+
+    it("keeps ignored files and .git/ local, and moves a file larger than a storage chunk both ways", async () => {
+      const w = fresh();
+      const a = await w.machine("a");
+      const b = await w.machine("b");
+      const ws = w.workspace();
+      await mkdir(join(a.dir, ".git"), { recursive: true });
+      await writeFile(join(a.dir, ".git/HEAD"), "ref: main");
+      await writeFile(join(a.dir, ".gitignore"), "*.log\nbuild/\n");
+      await writeFile(join(a.dir, "app.log"), "noise");
+      await w.mount(a, { workspace: ws, ...MANUAL });
+      await w.mount(b, { workspace: ws, ...MANUAL });
+      await mkdir(join(a.dir, "build"));
+      await writeFile(join(a.dir, "build/out.js"), "built");
+      const big = Buffer.alloc(9 * 1024 * 1024 + 123);
+      for (let i = 0; i < big.length; i += 4096) big.writeUInt32LE(i, i);
+      await writeFile(join(a.dir, "big.bin"), big);
+      await settle(a, b);
+      expect(await tree(b.dir)).toMatchObject({ ".gitignore": "*.log\nbuild/\n" });
+      expect(Object.keys(await tree(b.dir)).sort()).toEqual([".gitignore", "big.bin"]);
+      expect((await readFile(join(b.dir, "big.bin"))).equals(big)).toBe(true);
+
+      big.writeUInt32LE(0xdeadbeef, 5 * 1024 * 1024);
+      await writeFile(join(b.dir, "big.bin"), big);
+      await settle(b, a);
+      expect((await readFile(join(a.dir, "big.bin"))).equals(big)).toBe(true);
+      expect(await readFile(join(a.dir, "app.log"), "utf8")).toBe("noise");
     });
   });
 }

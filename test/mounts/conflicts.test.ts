@@ -54,6 +54,16 @@ for (const storeName of STORE_NAMES) {
       const vol = await a.afs.workspaces.volume(ws);
       expect((await vol.readFile(`/${copy}`)).toString()).toBe("from b");
       expect(b.mount?.status()).toMatchObject({ conflicts: 1, conflictPaths: ["/f.txt"], pending: 0 });
+      // The mount table reports it for any process (afs status), and counts on across a restart.
+      const [row] = await b.afs.mounts.list();
+      expect(row?.report).toMatchObject({ state: "running", pid: process.pid, conflicts: 1, pending: 0 });
+      await b.mount?.stop();
+      expect((await b.afs.mounts.list())[0]?.report?.state).toBe("stopped");
+      await w.mount(b, { workspace: ws, ...MANUAL });
+      expect(b.mount?.status().conflicts).toBe(1);
+      // The event log reports it: the copy's upload is a "conflict" event.
+      const logged = await a.afs.events.list(ws, { ops: ["conflict"] });
+      expect(logged.events.map((e) => [e.path, e.actor])).toEqual([[`/${copy}`, "b"]]);
     });
 
     it("a stale upload never overwrites a newer change made through the engine", async () => {
@@ -195,6 +205,22 @@ for (const storeName of STORE_NAMES) {
         expect(await readdir(canary.dir)).toEqual([]);
       } finally {
         await canary.cleanup();
+      }
+    });
+
+    it("refuses a workspace attached to another directory (afs acp's live state)", async () => {
+      const w = fresh();
+      const a = await w.machine("a");
+      const attached = await tempDir("afs-attached-");
+      try {
+        const { workspace } = await a.afs.attachments.attach(attached.dir, { workspace: w.workspace() });
+        await expect(Mount.start(a.afs, { workspace, dir: a.dir })).rejects.toMatchObject({
+          code: "INVALID_ARGUMENT",
+          message: expect.stringMatching(/attached.*detach/),
+        });
+        expect(await a.afs.mounts.list()).toEqual([]);
+      } finally {
+        await attached.cleanup();
       }
     });
   });

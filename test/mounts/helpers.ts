@@ -1,6 +1,6 @@
 // Two machines in effect: engines in homes of their own on one store (a SQLite file, or a Redis
 // server when the store is "redis"), each mounting the workspace in a directory of its own.
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { lstat, readdir, readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Mount, type MountOptions } from "../../src/mounts/mount.js";
 import { TEMP_NAME } from "../../src/volume/dir-scan.js";
@@ -27,7 +27,9 @@ export class World {
   async machine(name: string): Promise<Machine> {
     const h = await tempDir(`afs-home-${name}-`);
     const d = await tempDir(`afs-mnt-${name}-`);
-    this.cleanups.push(h.cleanup, d.cleanup);
+    // Retried: a file the engine's last writes leave (a WAL being checkpointed) may appear meanwhile.
+    for (const dir of [h.dir, d.dir])
+      this.cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
     const shared = this.machines[0]?.home ?? h.dir;
     const afs = await Afs.open({ home: h.dir, store: this.storeUrl(shared), actor: name });
     const m: Machine = { afs, home: h.dir, dir: join(d.dir, "work") };
@@ -53,21 +55,35 @@ export class World {
   }
 }
 
-/** Everything in a directory as {relative path: content | "->target" | "dir" (+ " x" when executable)}. */
+/**
+ * Everything in a directory as {relative path: content | "->target" | "dir" (+ " x" when
+ * executable)}. A sync may be changing it while it is read (tests poll it): what vanishes
+ * meanwhile is left out, and the next poll sees the result.
+ */
 export async function tree(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
+  const gone = (e: unknown): null => {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw e;
+  };
   const visit = async (abs: string, rel: string): Promise<void> => {
-    for (const name of (await readdir(abs)).sort()) {
+    for (const name of ((await readdir(abs).catch(gone)) ?? []).sort()) {
       if (name === ".git" || TEMP_NAME.test(name)) continue;
       const a = join(abs, name);
       const r = rel ? `${rel}/${name}` : name;
-      const st = await lstat(a).catch(() => null);
-      if (!st) continue; // an afs temp file gone meanwhile
-      if (st.isSymbolicLink()) out[r] = `->${await readlink(a)}`;
-      else if (st.isDirectory()) {
+      const st = await lstat(a).catch(gone);
+      if (!st) continue;
+      if (st.isSymbolicLink()) {
+        const target = await readlink(a).catch(gone);
+        if (target !== null) out[r] = `->${target}`;
+      } else if (st.isDirectory()) {
         out[r] = "dir";
         await visit(a, r);
-      } else out[r] = (await readFile(a, "utf8")) + (st.mode & 0o100 ? " x" : "");
+      } else {
+        const text = await readFile(a, "utf8").catch(gone);
+        if (text !== null) out[r] = text + (st.mode & 0o100 ? " x" : "");
+      }
     }
   };
   await visit(dir, "");

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
-import type { MountRecord, MountState, MountStateStore } from "../../core/mount-state.js";
+import type { MountRecord, MountReport, MountState, MountStateStore } from "../../core/mount-state.js";
 import { baseName } from "../../core/paths.js";
 import { keptChanging, RETRY, retryOnConflict } from "../../core/retry.js";
 import { SqliteMountStateStore } from "../../store/mount-state-sqlite.js";
@@ -18,11 +18,13 @@ export type { SyncChange, SyncCommitResult, SyncOutcome } from "../sync-commit.j
 
 export class Mounts {
   #table: MountStateStore | undefined;
+  #closed = false;
 
   constructor(private readonly engine: Engine) {}
 
   /** Opened on first use, so a process that never mounts never opens the file. */
   private table(): MountStateStore {
+    if (this.#closed) throw new AfsError("INVALID_ARGUMENT", "this afs engine is closed; open a new one");
     this.#table ??= SqliteMountStateStore.open(join(this.engine.home, "mounts.db"));
     return this.#table;
   }
@@ -36,8 +38,14 @@ export class Mounts {
     return this.table().get(id);
   }
 
-  register(record: MountRecord): Promise<void> {
+  /** Adds or updates a mount of this machine (its last report stays). */
+  register(record: Omit<MountRecord, "report">): Promise<void> {
     return this.table().put(record);
+  }
+
+  /** Records what a running sync says about itself, for `afs status` in any process. */
+  report(id: string, report: MountReport): Promise<void> {
+    return this.table().report(id, report);
   }
 
   /** Forgets a mount and its sync state (the directory and the workspace stay as they are). */
@@ -104,6 +112,7 @@ export class Mounts {
   }
 
   close(): void {
+    this.#closed = true;
     this.#table?.close();
     this.#table = undefined;
   }
