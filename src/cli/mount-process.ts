@@ -1,23 +1,27 @@
 // The background process that keeps one mount in step: started detached by `afs mount` (it
 // outlives the terminal, its output in <home>/mounts/ID.log), reporting "in step" or its start
 // error over an IPC channel; stopped by SIGTERM (`afs unmount`), which uploads what is pending first.
+// Its status for other processes is the report the Mount writes into the mount table each round.
 import { spawn } from "node:child_process";
 import { mkdir, open, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AfsError, type ErrorCode, toAfsError } from "../core/errors.js";
 import type { Env } from "../core/settings.js";
-import { type LiveStatus, logFile, mountProcessAlive, mountsDir, writeLive } from "../mounts/live.js";
-import { Mount, type MountOptions, mountId } from "../mounts/mount.js";
+import { logFile, mountProcessAlive, mountsDir } from "../mounts/live.js";
+import { Mount, type MountOptions, type MountStatus, mountId } from "../mounts/mount.js";
 import type { Afs } from "../workspace/afs.js";
+
+/** The status a started mount process hands `afs mount`. */
+export interface StartedMount extends MountStatus {
+  pid: number;
+}
 
 /** What the process tells `afs mount` once: in step (with its status), or why it could not start. */
 type StartReport =
-  | { ok: true; status: LiveStatus }
+  | { ok: true; status: StartedMount }
   | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown> };
 
-/** How often the process looks for a changed status to publish (a comparison, no I/O when idle). */
-const PUBLISH_MS = 200;
 /** How long `afs unmount` waits for the process to upload what is pending and leave. */
 const STOP_WAIT_MS = 120_000;
 
@@ -30,7 +34,7 @@ export async function startMountProcess(
   afs: Afs,
   env: Env,
   options: Required<Pick<MountOptions, "workspace" | "dir">> & Pick<MountOptions, "readonly" | "prefer">,
-): Promise<LiveStatus> {
+): Promise<StartedMount> {
   const id = mountId(options.dir);
   await mkdir(mountsDir(afs.home), { recursive: true });
   const log = await open(logFile(afs.home, id), "a");
@@ -57,7 +61,7 @@ export async function startMountProcess(
   const abandon = (): void => void child.kill("SIGTERM");
   process.once("exit", abandon);
   try {
-    return await new Promise<LiveStatus>((resolve, reject) => {
+    return await new Promise<StartedMount>((resolve, reject) => {
       child.once("message", (m: StartReport) =>
         m.ok ? resolve(m.status) : reject(new AfsError(m.code, m.message, m.details)),
       );
@@ -128,8 +132,8 @@ async function claim(home: string, id: string, dir: string): Promise<() => Promi
 }
 
 /**
- * The process's whole life: mount, report to the parent, publish the status as it changes, and
- * on SIGTERM or SIGINT stop (uploading what is pending). Resolves when stopped; throws a start error.
+ * The process's whole life: mount, report to the parent, and on SIGTERM or SIGINT stop (uploading
+ * what is pending). Resolves when stopped; throws a start error.
  */
 export async function runMount(afs: Afs, options: MountOptions, log: (line: string) => void): Promise<void> {
   // This process's signals stop the mount first; the CLI's own handlers would close the store under it.
@@ -149,70 +153,42 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
     });
   };
 
-  const home = afs.home;
   const id = mountId(options.dir);
   let release: (() => Promise<void>) | undefined;
   let mount: Mount;
   try {
-    release = await claim(home, id, options.dir);
+    release = await claim(afs.home, id, options.dir);
     mount = await Mount.start(afs, options);
   } catch (e) {
     const err = toAfsError(e);
     // A mount already in the table stays listed: `afs status` shows why it is not running.
-    if (release && (await afs.mounts.get(id))) {
-      await writeLive(home, { ...failedStatus(options, id, err.message), pid: process.pid });
+    const known = release ? await afs.mounts.get(id) : null;
+    if (known) {
+      const last = known.report;
+      await afs.mounts.report(id, {
+        state: "error",
+        pid: process.pid,
+        pending: last?.pending ?? 0,
+        conflicts: last?.conflicts ?? 0,
+        lastSync: last?.lastSync ?? null,
+        lastError: err.message,
+        at: Date.now(),
+      });
     }
     await release?.();
     report({ ok: false, code: err.code, message: err.message, details: err.details });
     throw err;
   }
-  let published = "";
-  const publish = async (): Promise<LiveStatus> => {
-    const status = { ...mount.status(), pid: process.pid };
-    const text = JSON.stringify(status);
-    if (text !== published) {
-      published = text;
-      await writeLive(home, status);
-    }
-    return status;
-  };
-  const status = await publish();
   log(`${new Date().toISOString()} mounted ${options.workspace} on ${options.dir} (pid ${process.pid}): in step`);
-  report({ ok: true, status });
-  let publishing = false;
-  const timer = setInterval(() => {
-    if (publishing) return;
-    publishing = true;
-    void publish()
-      .catch((e: unknown) => log(`could not write the status file: ${String(e)}`))
-      .finally(() => {
-        publishing = false;
-      });
-  }, PUBLISH_MS);
+  report({ ok: true, status: { ...mount.status(), pid: process.pid } });
+  // The watcher and the event follower do not hold the event loop open: this process lives until told to stop.
+  const keepAlive = setInterval(() => {}, 2 ** 30);
   await stopRequested;
-  clearInterval(timer);
+  clearInterval(keepAlive);
   try {
     const final = await mount.stop();
-    await publish();
     log(`${new Date().toISOString()} stopped: ${final.pending} pending, ${final.conflicts} conflicts`);
   } finally {
     await release();
   }
-}
-
-function failedStatus(options: MountOptions, id: string, message: string): Omit<LiveStatus, "pid"> {
-  return {
-    id,
-    workspace: options.workspace,
-    dir: options.dir,
-    readonly: options.readonly ?? false,
-    state: "error",
-    pending: 0,
-    conflicts: 0,
-    conflictPaths: [],
-    uploaded: 0,
-    downloaded: 0,
-    lastSync: null,
-    lastError: message,
-  };
 }

@@ -10,10 +10,7 @@ export const mountListing = z.object({
   readonly: z.boolean(),
   pid: z.number().nullable().describe("The sync process's id while it runs."),
   pending: z.number().describe("Changed paths waiting for the next sync round."),
-  conflicts: z.number().describe("Paths changed on both sides since the process started (both versions kept)."),
-  conflict_paths: z.array(z.string()),
-  uploaded: z.number(),
-  downloaded: z.number(),
+  conflicts: z.number().describe("Paths changed on both sides, over every run of this mount (both versions kept)."),
   last_sync: z.string().nullable().describe("When the last sync round ended (ISO time)."),
   last_error: z.string().nullable(),
 }) satisfies z.ZodType<MountListing>;

@@ -1,64 +1,34 @@
-// What other processes can see of a running mount: the background process rewrites a small JSON
-// file under <home>/mounts/ (atomically) whenever its status changes; readers join those files with
-// the mount table, and a process that is gone means the mount is stopped. No zod here: `afs status`
-// loads this module and must start without the library bundles.
+// What `afs status` and afs_status show of this machine's mounts: each sync writes its own report
+// into the mount table every round (Mount, in mounts.db); here it is joined with whether that
+// process still runs, since a process that is gone (killed, crashed) cannot say it stopped. No zod
+// here: `afs status` loads this module and must start without the library bundles.
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { MountRecord } from "../core/mount-state.js";
 import type { Afs } from "../workspace/afs.js";
-import type { MountStatus } from "./mount.js";
 
-/** What `afs status` and afs_status show of one mount (its schema, for MCP: ./listing-schema.ts). */
+/** One mount as listed (its schema, for MCP: ./listing-schema.ts). */
 export interface MountListing {
   workspace: string;
   dir: string;
-  state: MountStatus["state"];
+  state: "starting" | "running" | "error" | "stopped";
   readonly: boolean;
   /** The sync process's id while it runs. */
   pid: number | null;
   pending: number;
   conflicts: number;
-  conflict_paths: string[];
-  uploaded: number;
-  downloaded: number;
   /** When the last sync round ended (ISO time). */
   last_sync: string | null;
   last_error: string | null;
 }
 
-/** The status file's contents: the mount's own status plus the process that keeps it. */
-export interface LiveStatus extends MountStatus {
-  pid: number;
-}
-
+/** Where the mount processes write their output (one log per mount). */
 export const mountsDir = (home: string): string => join(home, "mounts");
-export const statusFile = (home: string, id: string): string => join(mountsDir(home), `${id}.json`);
 export const logFile = (home: string, id: string): string => join(mountsDir(home), `${id}.log`);
-
-/** Replaces the status file in one rename, so a reader sees the old status or the new one, never half. */
-export async function writeLive(home: string, status: LiveStatus): Promise<void> {
-  const file = statusFile(home, status.id);
-  await mkdir(mountsDir(home), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(status)}\n`);
-  await rename(tmp, file);
-}
-
-export async function readLive(home: string, id: string): Promise<LiveStatus | null> {
-  try {
-    return JSON.parse(await readFile(statusFile(home, id), "utf8")) as LiveStatus;
-  } catch {
-    return null;
-  }
-}
-
-export async function removeLive(home: string, id: string): Promise<void> {
-  await unlink(statusFile(home, id)).catch(() => {});
-}
 
 /**
  * Whether `pid` is a mount process still running. Where /proc exists, a pid the system has since
- * given to another program does not count.
+ * given to another program (or an ended process not yet reaped) does not count.
  */
 export function mountProcessAlive(pid: number | null | undefined): pid is number {
   if (!pid) return false;
@@ -74,36 +44,29 @@ export function mountProcessAlive(pid: number | null | undefined): pid is number
   }
 }
 
-/** The live status of one mount: its process's status while it runs, else what it last wrote, stopped. */
-export function listing(
-  record: { workspace: string; dir: string; readonly: boolean },
-  live: LiveStatus | null,
-): MountListing {
-  const alive = mountProcessAlive(live?.pid);
-  // A process that ended on an error (a restart that failed) shows that error; any other end is a stop.
-  const state = alive ? (live?.state ?? "running") : live?.state === "error" ? "error" : "stopped";
+/** A mount's listing: its report while its process runs; otherwise stopped (or the error it ended on). */
+export function listing(record: MountRecord): MountListing {
+  const report = record.report;
+  const alive = mountProcessAlive(report?.pid);
+  const state = alive ? (report?.state ?? "running") : report?.state === "error" ? "error" : "stopped";
   return {
     workspace: record.workspace,
     dir: record.dir,
     state,
     readonly: record.readonly,
-    pid: alive ? (live?.pid ?? null) : null,
-    pending: live?.pending ?? 0,
-    conflicts: live?.conflicts ?? 0,
-    conflict_paths: live?.conflictPaths ?? [],
-    uploaded: live?.uploaded ?? 0,
-    downloaded: live?.downloaded ?? 0,
-    last_sync: live?.lastSync ? new Date(live.lastSync).toISOString() : null,
-    last_error: live?.lastError ?? null,
+    pid: alive ? (report?.pid ?? null) : null,
+    pending: report?.pending ?? 0,
+    conflicts: report?.conflicts ?? 0,
+    last_sync: report?.lastSync ? new Date(report.lastSync).toISOString() : null,
+    last_error: report?.lastError ?? null,
   };
 }
 
-/** This machine's mounts (the home's mount table), each with its live status. */
+/** This machine's mounts (the home's mount table), each with its live state. */
 export async function listMounts(afs: Afs): Promise<MountListing[]> {
   // A home that never mounted has no table, and looking should not create one.
   if (!existsSync(join(afs.home, "mounts.db"))) return [];
-  const records = await afs.mounts.list();
-  return Promise.all(records.map(async (r) => listing(r, await readLive(afs.home, r.id))));
+  return (await afs.mounts.list()).map(listing);
 }
 
 /** One line per mount, for people. */

@@ -4,15 +4,7 @@ import { mkdir, realpath, rm, stat } from "node:fs/promises";
 import { type Command, Option } from "commander";
 import { AfsError } from "../../core/errors.js";
 import type { MountRecord } from "../../core/mount-state.js";
-import {
-  describeMount,
-  listing,
-  logFile,
-  type MountListing,
-  mountProcessAlive,
-  readLive,
-  removeLive,
-} from "../../mounts/live.js";
+import { describeMount, listing, logFile, type MountListing, mountProcessAlive } from "../../mounts/live.js";
 import { Mount, mountId } from "../../mounts/mount.js";
 import type { Afs } from "../../workspace/afs.js";
 import type { Io } from "../context.js";
@@ -42,8 +34,7 @@ export function registerMountCommands(program: Command, io: Io): void {
         const real = await realpath(typed);
         const id = mountId(real);
         const known = await afs.mounts.get(id);
-        const live = await readLive(afs.home, id);
-        if (known && mountProcessAlive(live?.pid)) {
+        if (known && mountProcessAlive(known.report?.pid)) {
           if (known.workspace !== workspace) {
             throw new AfsError(
               "ALREADY_EXISTS",
@@ -51,15 +42,28 @@ export function registerMountCommands(program: Command, io: Io): void {
               { dir: real, workspace: known.workspace },
             );
           }
-          io.emit(flags, { ...listing(known, live), started: false }, (m) => `already mounted: ${describeMount(m)}`);
+          io.emit(flags, { ...listing(known), started: false }, (m) => `already mounted: ${describeMount(m)}`);
           return;
         }
         const options = { workspace, dir: real, readonly: flags.readonly, prefer: flags.prefer };
-        const status = await startMountProcess(afs, io.env, options);
-        const shown = listing({ workspace, dir: real, readonly: status.readonly }, status);
+        const s = await startMountProcess(afs, io.env, options);
+        const started = {
+          workspace,
+          dir: real,
+          state: s.state,
+          readonly: s.readonly,
+          pid: s.pid,
+          pending: s.pending,
+          conflicts: s.conflicts,
+          last_sync: s.lastSync === null ? null : new Date(s.lastSync).toISOString(),
+          last_error: s.lastError,
+          uploaded: s.uploaded,
+          downloaded: s.downloaded,
+          started: true,
+        } satisfies MountListing & Record<string, unknown>;
         io.emit(
           flags,
-          { ...shown, started: true },
+          started,
           (m) =>
             `mounted ${m.workspace} on ${m.dir}: in step (${m.uploaded} uploaded, ${m.downloaded} downloaded, ${m.conflicts} conflicts); syncing in the background as pid ${m.pid}, stop it with afs unmount ${m.dir}`,
         );
@@ -74,9 +78,7 @@ export function registerMountCommands(program: Command, io: Io): void {
         const stopped: MountListing[] = [];
         for (const record of chosen) stopped.push(await unmount(afs, record));
         io.emit(flags, { unmounted: stopped }, (r) =>
-          r.unmounted.map(
-            (m) => `unmounted ${m.workspace} from ${m.dir} (${m.uploaded} uploaded, ${m.conflicts} conflicts)`,
-          ),
+          r.unmounted.map((m) => `unmounted ${m.workspace} from ${m.dir} (${m.conflicts} conflicts over its life)`),
         );
       }),
     );
@@ -119,16 +121,14 @@ async function mountsNamed(afs: Afs, path: string, typed: string): Promise<Mount
  * process is gone is caught up here once, so edits made since it died are uploaded too.
  */
 async function unmount(afs: Afs, record: MountRecord): Promise<MountListing> {
-  const live = await readLive(afs.home, record.id);
-  let final = listing(record, live);
-  if (mountProcessAlive(live?.pid)) {
-    await stopMountProcess(live.pid, record.dir);
-    final = listing(record, await readLive(afs.home, record.id));
+  const pid = record.report?.pid;
+  if (mountProcessAlive(pid)) {
+    await stopMountProcess(pid, record.dir);
   } else if (await isDirectory(record.dir)) {
     const mount = await Mount.start(afs, { workspace: record.workspace, dir: record.dir, readonly: record.readonly });
-    const status = await mount.stop();
-    final = listing(record, { ...status, pid: 0 });
+    await mount.stop();
   }
+  const final = listing((await afs.mounts.get(record.id)) ?? record);
   if (final.pending > 0 && !record.readonly) {
     throw new AfsError(
       "IO_ERROR",
@@ -137,7 +137,6 @@ async function unmount(afs: Afs, record: MountRecord): Promise<MountListing> {
     );
   }
   await afs.mounts.forget(record.id);
-  await removeLive(afs.home, record.id);
   await rm(logFile(afs.home, record.id), { force: true });
   return { ...final, state: "stopped", pid: null };
 }
