@@ -17,6 +17,7 @@ interface Listing {
   pending: number;
   conflicts: number;
   last_sync: string | null;
+  last_error: string | null;
 }
 
 let afs: Cli;
@@ -184,6 +185,21 @@ describe("afs mount", () => {
     await gone(m.pid as number);
     expect(cat("six", "/local.txt")).toBeNull();
     expect(read(join(dir, "local.txt"))).toBe("stays here\n");
+  });
+
+  it("shows the error a restart ended on, and unmount still forgets a mount whose workspace was deleted", async () => {
+    const dir = dirWith("seven", { "a.txt": "a\n" });
+    const m = mount(["seven", dir]);
+    const pid = m.pid as number;
+    process.kill(pid, "SIGKILL");
+    await until("the killed mount's process is gone", () => !alive(pid));
+    afs.ok(["ws", "delete", "seven"]);
+    const again = afs.run(["mount", "seven", dir]);
+    expect(again.status).toBe(3);
+    expect(mountOf(dir)).toMatchObject({ state: "error", pid: null, last_error: expect.stringContaining("seven") });
+    afs.ok(["unmount", dir]);
+    expect(mountOf(dir)).toBeUndefined();
+    expect(read(join(dir, "a.txt"))).toBe("a\n");
   });
 
   it("says what is mounted when asked to unmount something that is not", async () => {

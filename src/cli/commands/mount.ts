@@ -2,7 +2,7 @@
 // directory by a background process of its own (see ../mount-process.ts), listed by `afs status`.
 import { mkdir, realpath, rm, stat } from "node:fs/promises";
 import { type Command, Option } from "commander";
-import { AfsError } from "../../core/errors.js";
+import { AfsError, isAfsError } from "../../core/errors.js";
 import type { MountRecord } from "../../core/mount-state.js";
 import { describeMount, listing, logFile, type MountListing, mountProcessAlive } from "../../mounts/live.js";
 import { Mount, mountId } from "../../mounts/mount.js";
@@ -124,7 +124,7 @@ async function unmount(afs: Afs, record: MountRecord): Promise<MountListing> {
   const pid = record.report?.pid;
   if (mountProcessAlive(pid)) {
     await stopMountProcess(pid, record.dir);
-  } else if (await isDirectory(record.dir)) {
+  } else if ((await isDirectory(record.dir)) && (await workspaceExists(afs, record.workspace))) {
     const mount = await Mount.start(afs, { workspace: record.workspace, dir: record.dir, readonly: record.readonly });
     await mount.stop();
   }
@@ -140,6 +140,16 @@ async function unmount(afs: Afs, record: MountRecord): Promise<MountListing> {
   await rm(logFile(afs.home, record.id), { force: true });
   return { ...final, state: "stopped", pid: null };
 }
+
+/** A mount whose workspace was deleted has nothing to catch up with: unmounting it only forgets it. */
+const workspaceExists = (afs: Afs, name: string): Promise<boolean> =>
+  afs.workspaces.get(name).then(
+    () => true,
+    (e: unknown) => {
+      if (isAfsError(e) && e.code === "NOT_FOUND") return false;
+      throw e;
+    },
+  );
 
 const isDirectory = (path: string): Promise<boolean> =>
   stat(path).then(
