@@ -66,7 +66,9 @@ export async function startMountProcess(
         m.ok ? resolve(m.status) : reject(new AfsError(m.code, m.message, m.details)),
       );
       child.once("error", reject);
-      child.once("exit", async (code, signal) => {
+      // 'close', not 'exit': it comes after the channel closed, so a start error sent just before
+      // the process ended has been read.
+      child.once("close", async (code, signal) => {
         const tail = await logTail(afs.home, id);
         reject(
           new AfsError(
