@@ -21,6 +21,8 @@ export const BENCHMARKS = [
   "large-files.ts",
   "large-lines.ts",
   "store-throughput.ts",
+  "mount-sync.ts",
+  "mount-sync.ts --redis",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {

@@ -25,6 +25,8 @@ export interface DirWatcherOptions {
   maxPaths?: number;
   /** How long take() waits for its barrier file to be seen. Default 2,000 ms. */
   barrierTimeoutMs?: number;
+  /** Told (without the path) each time a change is collected or lost, so a sync can wake up and take(). */
+  onChange?: () => void;
 }
 
 interface Watched {
@@ -46,6 +48,7 @@ export class DirWatcher {
   private readonly barriers = new Map<string, () => void>();
   private readonly maxPaths: number;
   private readonly barrierTimeoutMs: number;
+  private readonly onChange: (() => void) | undefined;
 
   private constructor(
     /** The directory's real path. */
@@ -54,6 +57,7 @@ export class DirWatcher {
   ) {
     this.maxPaths = options.maxPaths ?? 10_000;
     this.barrierTimeoutMs = options.barrierTimeoutMs ?? 2_000;
+    this.onChange = options.onChange;
   }
 
   /** Starts watching every content directory under `root` (a real path); changes from now on are collected. */
@@ -112,6 +116,7 @@ export class DirWatcher {
   }
 
   private mark(path: string): void {
+    this.onChange?.();
     if (this.lost) return;
     this.paths.add(path);
     if (this.paths.size > this.maxPaths) {
@@ -181,6 +186,7 @@ export class DirWatcher {
     if (this.closed) return;
     if (name === null) {
       this.lost = true; // the kernel did not say which entry: only a full record is safe
+      this.onChange?.();
       return;
     }
     if (TEMP_NAME.test(name)) {

@@ -1,5 +1,5 @@
 // The afs engine: open a home, then use its parts, each a small object of its own (Kysely's
-// `db.schema` style): workspaces, checkpoints, events, tokens, attachments, indexes, maintenance.
+// `db.schema` style): workspaces, checkpoints, events, tokens, attachments, mounts, indexes, maintenance.
 // Every surface (CLI, MCP, ACP, HTTP) talks to these parts and the ops, never to the store.
 import { userInfo } from "node:os";
 import { type Env, readSettings, type Settings, storeUrlFrom } from "../core/settings.js";
@@ -12,6 +12,7 @@ import { Events } from "./engine/events.js";
 import { Indexes } from "./engine/indexes.js";
 import { registerEngine } from "./engine/internals.js";
 import { Maintenance, type MigrateReport, migrateStores } from "./engine/maintenance.js";
+import { Mounts } from "./engine/mounts.js";
 import { Tokens } from "./engine/tokens.js";
 import { Workspaces } from "./engine/workspaces.js";
 import type { MigrateOptions } from "./migrate.js";
@@ -22,9 +23,10 @@ export type { AttachResult } from "./engine/attachments.js";
 export type { DiffResult } from "./engine/checkpoints.js";
 export type { EventFilter, EventFollower, EventPage, EventRecord } from "./engine/events.js";
 export type { MigrateReport } from "./engine/maintenance.js";
+export type { SyncChange, SyncCommitResult, SyncOutcome } from "./engine/mounts.js";
 export type { TokenRecord, TokenRegistry } from "./engine/tokens.js";
 export type { ExportResult } from "./engine/workspaces.js";
-export { Attachments, Checkpoints, Events, Indexes, Maintenance, Tokens, VERSION, Workspaces };
+export { Attachments, Checkpoints, Events, Indexes, Maintenance, Mounts, Tokens, VERSION, Workspaces };
 
 export interface AfsOptions {
   /** Data directory; default AFS_HOME or ~/.afs. */
@@ -47,6 +49,7 @@ export class Afs {
   readonly attachments: Attachments;
   readonly indexes: Indexes;
   readonly maintenance: Maintenance;
+  readonly mounts: Mounts;
   readonly #engine: Engine;
 
   private constructor(engine: Engine) {
@@ -58,6 +61,7 @@ export class Afs {
     this.attachments = new Attachments(engine);
     this.indexes = new Indexes(engine, this.workspaces);
     this.maintenance = new Maintenance(engine, this.workspaces);
+    this.mounts = new Mounts(engine);
     registerEngine(this, engine);
   }
 
@@ -114,6 +118,7 @@ export class Afs {
   async close(): Promise<void> {
     try {
       await this.#engine.search.close();
+      this.mounts.close();
     } finally {
       await this.#engine.store.close();
     }

@@ -1,0 +1,278 @@
+// The mounted directory as the sync sees it: versions read with one lstat when the stat is the one
+// last synced; writes atomic (temp file + rename in the same directory) and confined (every
+// ancestor must be a real directory inside DIR, checked again right before the rename).
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  symlink,
+  unlink,
+} from "node:fs/promises";
+import { extname, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { DIR_MODE, EXEC_MODE, FILE_MODE, SYMLINK_MODE } from "../core/entry.js";
+import { AfsError } from "../core/errors.js";
+import { sha256 } from "../core/hash.js";
+import type { SyncedPath, SyncedVersion } from "../core/mount-state.js";
+import { ancestors, joinPath, parentOf, ROOT, segments } from "../core/paths.js";
+import { type IgnoreScope, isIgnored, isSkippedName, listDir, scopesInside } from "../volume/dir-scan.js";
+import type { OpenFile } from "../volume/volume.js";
+import { hashFile } from "../workspace/blob-file.js";
+
+/** A version on disk, with the stat that holds it ("dir" for a directory). */
+export interface LocalVersion extends SyncedVersion {
+  disk: string;
+}
+
+/** What a placement found: the new disk stat, or "changed" when the disk moved on since it was read. */
+export type Placed = { disk: string } | "changed";
+
+/** Files up to this size are read whole: a streamed read allocates buffers of megabytes for each. */
+export const SMALL_FILE = 1024 * 1024;
+
+const tempName = (): string => `.afs-${randomBytes(8).toString("hex")}.tmp`;
+
+const missing = (e: unknown): boolean => {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+};
+
+/** `NAME.conflict-HOST-TIME[-N][.EXT]`: beside the original, sorting next to it (N when taken). */
+export function conflictName(name: string, host: string, now: Date, n = 1): string {
+  const ext = name.startsWith(".") && name.indexOf(".", 1) < 0 ? "" : extname(name);
+  const stem = ext ? name.slice(0, -ext.length) : name;
+  const time = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  return `${stem}.conflict-${host.replace(/[^A-Za-z0-9_-]/g, "_")}-${time}${n > 1 ? `-${n}` : ""}${ext}`;
+}
+
+export class LocalDir {
+  private readonly scopes = new Map<string, IgnoreScope[]>();
+
+  /** `root` is the directory's real path. */
+  constructor(readonly root: string) {}
+
+  abs(path: string): string {
+    return join(this.root, ...segments(path));
+  }
+
+  /** Ignore rules changed somewhere: read them again when next needed. */
+  forgetIgnoreRules(): void {
+    this.scopes.clear();
+  }
+
+  /** Whether a path is outside what syncs: .git and the like, afs temp files, .gitignore/.afsignore. */
+  async ignored(path: string, isDir: boolean): Promise<boolean> {
+    if (path === ROOT) return false;
+    if (segments(path).some(isSkippedName)) return true;
+    const rel = segments(path).join("/");
+    return isIgnored(await this.scopesIn(parentOf(path)), rel, isDir);
+  }
+
+  private async scopesIn(dir: string): Promise<IgnoreScope[]> {
+    const known = this.scopes.get(dir);
+    if (known) return known;
+    const parent = dir === ROOT ? [] : await this.scopesIn(parentOf(dir));
+    const found = await scopesInside(this.abs(dir), segments(dir).join("/"), parent).catch(() => [...parent]);
+    this.scopes.set(dir, found);
+    return found;
+  }
+
+  /** The stat string a version is remembered by; null when nothing is there. */
+  async diskStat(abs: string): Promise<string | null> {
+    try {
+      const st = await lstat(abs, { bigint: true });
+      return st.isDirectory() ? "dir" : `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    } catch (e) {
+      if (missing(e)) return null;
+      throw e;
+    }
+  }
+
+  /** Whether every ancestor of `path` is a real directory (no symlink, no file) under the root. */
+  private async reachable(path: string): Promise<boolean> {
+    for (const a of ancestors(path)) {
+      if (a === ROOT) continue;
+      const st = await lstat(this.abs(a)).catch(() => null);
+      if (!st?.isDirectory()) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The version at `path`, or null (nothing there, an ancestor that is not a real directory, or a
+   * socket or device). A stat equal to `base`'s means `base`'s version without reading the file.
+   */
+  async read(path: string, base?: SyncedPath | null): Promise<LocalVersion | null> {
+    if (!(await this.reachable(path))) return null;
+    const abs = this.abs(path);
+    let st: Awaited<ReturnType<typeof lstat>>;
+    try {
+      st = await lstat(abs, { bigint: true });
+    } catch (e) {
+      if (missing(e)) return null;
+      throw e;
+    }
+    if (st.isDirectory()) return { kind: "dir", sha256: null, size: 0, mode: DIR_MODE, disk: "dir" };
+    const disk = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    if (base && base.disk === disk && base.kind !== "dir") return { ...versionOnly(base), disk };
+    if (st.isSymbolicLink()) {
+      const target = await readlink(abs);
+      return { kind: "symlink", sha256: sha256(target), size: Buffer.byteLength(target), mode: SYMLINK_MODE, disk };
+    }
+    if (!st.isFile()) return null;
+    const mode = Number(st.mode) & 0o111 ? EXEC_MODE : FILE_MODE;
+    const size = Number(st.size);
+    const hash = size <= SMALL_FILE ? sha256(await readFile(abs)) : await hashFile(abs);
+    return { kind: "file", sha256: hash, size, mode, disk };
+  }
+
+  /** Every content path below `path` (a real directory), ignore rules applied, parents first. */
+  async below(path: string): Promise<string[]> {
+    const out: string[] = [];
+    const visit = async (dir: string, scopes: readonly IgnoreScope[]): Promise<void> => {
+      const { entries, scopes: inner } = await listDir(this.abs(dir), segments(dir).join("/"), scopes);
+      for (const e of entries) {
+        const p = joinPath(dir, e.name);
+        out.push(p);
+        if (e.kind === "dir") await visit(p, inner);
+      }
+    };
+    if (path === ROOT) await visit(ROOT, []);
+    else if ((await this.reachable(path)) && (await this.diskStat(this.abs(path))) === "dir") {
+      await visit(path, await this.scopesIn(parentOf(path)));
+    }
+    return out;
+  }
+
+  /**
+   * Creates the missing ancestors of `path` one level at a time and returns its parent's absolute
+   * path; refuses (CONFLICT) when an ancestor is a file or a symlink: nothing is written through one.
+   */
+  private async parentDir(path: string): Promise<string> {
+    for (const a of ancestors(path)) {
+      if (a === ROOT) continue;
+      const abs = this.abs(a);
+      const st = await lstat(abs).catch(() => null);
+      if (st?.isDirectory()) continue;
+      if (st) {
+        throw new AfsError("CONFLICT", `${a} is not a directory on disk, so ${path} cannot be written under it`, {
+          path,
+        });
+      }
+      await mkdir(abs).catch(async (e: NodeJS.ErrnoException) => {
+        if (e.code !== "EEXIST" || !(await lstat(abs)).isDirectory()) throw e;
+      });
+    }
+    const parent = this.abs(parentOf(path));
+    await this.confined(parent, path);
+    return parent;
+  }
+
+  /** PERMISSION_DENIED when `dirAbs` does not really lie where it should (a symlink swapped in). */
+  private async confined(dirAbs: string, path: string): Promise<void> {
+    if ((await realpath(dirAbs)) !== dirAbs) {
+      throw new AfsError(
+        "PERMISSION_DENIED",
+        `refusing to write ${path}: ${dirAbs} leads elsewhere (a symlink); nothing is written outside the mount`,
+        { path },
+      );
+    }
+  }
+
+  /**
+   * Puts a file or symlink at `path` atomically, only while the disk still holds `expect` there
+   * (its stat string; null: nothing). `fill` writes the new content to the temp path given.
+   */
+  async place(path: string, expect: string | null, fill: (temp: string) => Promise<void>): Promise<Placed> {
+    const parent = await this.parentDir(path);
+    const abs = this.abs(path);
+    const temp = join(parent, tempName());
+    try {
+      await fill(temp);
+      if ((await this.diskStat(abs)) !== expect) return "changed";
+      await this.confined(parent, path);
+      if (expect === "dir") {
+        try {
+          await rmdir(abs);
+        } catch {
+          return "changed"; // something new inside: the next round sees it
+        }
+      }
+      await rename(temp, abs);
+    } finally {
+      await rm(temp, { force: true });
+    }
+    return { disk: (await this.diskStat(abs)) ?? "" };
+  }
+
+  /** Writes stored content (streamed) as a file with `mode`. */
+  async placeFile(path: string, expect: string | null, content: OpenFile, mode: number): Promise<Placed> {
+    return this.place(path, expect, async (temp) => {
+      await pipeline(Readable.from(content.stream()), createWriteStream(temp, { flags: "wx", mode }));
+      await chmod(temp, mode);
+    });
+  }
+
+  placeSymlink(path: string, expect: string | null, target: string): Promise<Placed> {
+    return this.place(path, expect, (temp) => symlink(target, temp));
+  }
+
+  /** Makes `path` a directory; "changed" when something else is there. */
+  async makeDir(path: string): Promise<Placed> {
+    await this.parentDir(path);
+    try {
+      await mkdir(this.abs(path));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      if ((await this.diskStat(this.abs(path))) !== "dir") return "changed";
+    }
+    return { disk: "dir" };
+  }
+
+  /**
+   * Removes `path` while the disk still holds `expect` there; a directory only when empty (what
+   * stays in it, ignored files or new ones, keeps it). False when it was not removed.
+   */
+  async remove(path: string, expect: string): Promise<boolean> {
+    if (!(await this.reachable(path))) return true;
+    const abs = this.abs(path);
+    const now = await this.diskStat(abs);
+    if (now === null) return true;
+    if (now !== expect) return false;
+    try {
+      if (now === "dir") await rmdir(abs);
+      else await unlink(abs);
+    } catch (e) {
+      if (missing(e)) return true;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOTEMPTY" || code === "EEXIST") return false;
+      throw e;
+    }
+    return true;
+  }
+
+  /** Renames what is at `path` (the entry itself, never followed) to `to` beside it. */
+  async moveAside(path: string, to: string): Promise<void> {
+    await this.confined(this.abs(parentOf(path)), path);
+    await rename(this.abs(path), this.abs(to));
+  }
+}
+
+const versionOnly = (v: SyncedVersion): SyncedVersion => ({
+  kind: v.kind,
+  sha256: v.sha256,
+  size: v.size,
+  mode: v.mode,
+});

@@ -1,0 +1,326 @@
+// One sync round over some paths: for each, the version last synced (B), what the directory holds
+// (L) and what the workspace holds (R) decide. L = R: nothing to do. Only R moved: written to disk
+// where the disk still holds B. Only L moved: uploaded naming R as the version it replaces. Both
+// moved: the workspace's version stays at the path and the local one is kept beside it.
+import { readFile, readlink } from "node:fs/promises";
+import type { Entry } from "../core/entry.js";
+import type { MountState } from "../core/mount-state.js";
+import { type SyncedPath, type SyncedVersion, sameVersion } from "../core/mount-state.js";
+import { baseName, isWithin, joinPath, parentOf, ROOT } from "../core/paths.js";
+import type { Stat, Volume } from "../volume/volume.js";
+import type { Afs, SyncChange } from "../workspace/afs.js";
+import { recordTargets } from "../workspace/record.js";
+import { newDir } from "../workspace/sync-commit.js";
+import { conflictName, type LocalDir, type LocalVersion, SMALL_FILE } from "./local-dir.js";
+
+/** When both sides changed a path: keep the workspace's version at it, keep the local one, or only report. */
+export type BothChanged = "remote" | "local" | "refuse";
+
+export interface SyncContext {
+  afs: Afs;
+  workspace: string;
+  local: LocalDir;
+  state: MountState;
+  readonly: boolean;
+  host: string;
+  /** Conflict copies made and not uploaded yet: their upload is logged as op "conflict". */
+  conflictCopies: Set<string>;
+}
+
+export interface RoundResult {
+  uploaded: number;
+  downloaded: number;
+  /** Paths changed on both sides (their local version was kept as a conflict copy). */
+  conflicts: string[];
+  /** With "refuse": paths both sides hold, differently. */
+  differing: string[];
+  /** Paths to look at again next round: a precondition failed, a conflict copy to upload, an error. */
+  again: string[];
+  /** Read-only: local changes not uploaded. */
+  held: string[];
+  errors: { path: string; message: string }[];
+  /** The sequence numbers of this round's own upload events (not to be applied back). */
+  own: { from: number; to: number } | null;
+}
+
+const versionOfStat = (s: Stat | null | undefined): SyncedVersion | null =>
+  s ? { kind: s.kind, sha256: s.sha256 ?? null, size: s.kind === "dir" ? 0 : s.size, mode: s.mode } : null;
+
+const row = (path: string, v: SyncedVersion, disk: string | null): SyncedPath => ({
+  path,
+  kind: v.kind,
+  sha256: v.sha256,
+  size: v.size,
+  mode: v.mode,
+  disk,
+});
+
+/** Brings `targets` (and everything below each) to agreement; see the file's opening lines. */
+export async function reconcile(
+  ctx: SyncContext,
+  targets: Iterable<string>,
+  policy: BothChanged,
+): Promise<RoundResult> {
+  return new Round(ctx, policy, await ctx.afs.workspaces.volume(ctx.workspace)).run(targets);
+}
+
+class Round {
+  readonly result: RoundResult = {
+    uploaded: 0,
+    downloaded: 0,
+    conflicts: [],
+    differing: [],
+    again: [],
+    held: [],
+    errors: [],
+    own: null,
+  };
+  private readonly base = new Map<string, SyncedPath>();
+  private readonly remote = new Map<string, Stat>();
+  private readonly put: SyncedPath[] = [];
+  private readonly drop: string[] = [];
+  /** Uploads in path order, then removals of directories deepest first. */
+  private readonly uploads: { change: SyncChange; after: SyncedPath | null }[] = [];
+  private readonly dirRemovals: { change: SyncChange; after: null }[] = [];
+  private readonly localDirRemovals: { path: string }[] = [];
+  /** Subtrees moved aside or failed this round: their paths wait for the next. */
+  private readonly skipped: string[] = [];
+
+  constructor(
+    private readonly ctx: SyncContext,
+    private readonly policy: BothChanged,
+    private readonly volume: Volume,
+  ) {}
+
+  async run(targets: Iterable<string>): Promise<RoundResult> {
+    const { local, state } = this.ctx;
+    const paths = new Set<string>();
+    const wanted = recordTargets(targets);
+    const tops = await this.ctx.afs.mounts.entries(
+      this.ctx.workspace,
+      wanted.filter((t) => t !== ROOT),
+    );
+    for (const t of wanted) {
+      if (t !== ROOT) paths.add(t);
+      for (const p of await local.below(t)) paths.add(p);
+      const top = tops.get(t);
+      if (top) this.remote.set(t, top);
+      if (t === ROOT || top?.kind === "dir") {
+        for await (const s of this.volume.walk(t)) {
+          this.remote.set(s.path, s);
+          paths.add(s.path);
+        }
+      }
+      for (const r of await state.under(t)) {
+        this.base.set(r.path, r);
+        if (r.path !== ROOT) paths.add(r.path);
+      }
+    }
+    for (const path of [...paths].sort()) {
+      if (this.skipped.some((s) => isWithin(path, s))) continue;
+      try {
+        await this.decide(path);
+      } catch (e) {
+        this.fail(path, e);
+      }
+    }
+    if (this.policy === "refuse") return this.result;
+    for (const { path } of this.localDirRemovals.reverse()) {
+      const ok = await local.remove(path, "dir").catch(() => false);
+      if (!ok) this.result.again.push(path);
+    }
+    await this.upload();
+    await state.apply({ put: this.put, remove: this.drop });
+    return this.result;
+  }
+
+  private fail(path: string, e: unknown): void {
+    this.result.errors.push({ path, message: e instanceof Error ? e.message : String(e) });
+    this.result.again.push(path);
+    this.skipped.push(path);
+  }
+
+  private async decide(path: string): Promise<void> {
+    const { local, readonly } = this.ctx;
+    const b = this.base.get(path) ?? null;
+    const r = this.remote.get(path) ?? null;
+    const rv = versionOfStat(r);
+    const isDir = rv?.kind === "dir" || (await local.diskStat(local.abs(path))) === "dir";
+    if (await local.ignored(path, isDir)) return;
+    const l = await local.read(path, b);
+    if (this.policy === "refuse") {
+      if (l && rv && !sameVersion(l, rv)) this.result.differing.push(path);
+      return;
+    }
+    if (sameVersion(l, rv)) return this.remember(path, l, l?.disk ?? null);
+    const localMoved = !sameVersion(l, b);
+    const remoteMoved = !sameVersion(rv, b);
+    // Only the workspace moved, or the local side deleted what the workspace changed: take the workspace's.
+    if (!localMoved || (remoteMoved && !l)) return this.download(path, l, r);
+    // Only the directory moved, or the workspace deleted what the directory changed: upload. A
+    // directory replaced on disk counts as moved on both sides when anything below it moved remotely.
+    const dirReplaced = l && l.kind !== "dir" && rv?.kind === "dir" && this.remoteMovedBelow(path);
+    if ((!remoteMoved || !rv) && !dirReplaced) {
+      if (readonly) {
+        this.result.held.push(path);
+        return;
+      }
+      return this.uploadLocal(path, l, rv);
+    }
+    // Both moved, differently: never a silent loss.
+    this.result.conflicts.push(path);
+    if (this.policy === "local" && !readonly && r && rv?.kind !== "dir") {
+      // The local version stays at the path; the workspace's is written beside it (uploaded next round).
+      const copy = await this.copyRemoteAside(path, r);
+      this.ctx.conflictCopies.add(copy);
+      this.result.again.push(copy);
+      return this.uploadLocal(path, l, rv);
+    }
+    const moved = await this.conflictPath(path);
+    await local.moveAside(path, moved);
+    this.ctx.conflictCopies.add(moved);
+    this.result.again.push(moved);
+    // What was synced below the path belonged to the version moved aside: the workspace's comes anew.
+    for (const q of this.base.keys()) {
+      if (q !== path && isWithin(q, path)) {
+        this.base.delete(q);
+        this.drop.push(q);
+      }
+    }
+    return this.download(path, null, r);
+  }
+
+  /** A conflict copy's path beside `path` that neither side holds yet. */
+  private async conflictPath(path: string): Promise<string> {
+    const now = new Date();
+    for (let n = 1; ; n++) {
+      const to = joinPath(parentOf(path), conflictName(baseName(path), this.ctx.host, now, n));
+      if (this.remote.has(to) || (await this.ctx.local.diskStat(this.ctx.local.abs(to))) !== null) continue;
+      if ((await this.volume.stat(to)) === null) return to;
+    }
+  }
+
+  /** Whether anything below `path` (a workspace directory, walked this round) differs from what was synced. */
+  private remoteMovedBelow(path: string): boolean {
+    for (const [q, s] of this.remote) {
+      if (q !== path && isWithin(q, path) && !sameVersion(versionOfStat(s), this.base.get(q))) return true;
+    }
+    for (const q of this.base.keys()) if (q !== path && isWithin(q, path) && !this.remote.has(q)) return true;
+    return false;
+  }
+
+  private remember(path: string, v: SyncedVersion | null, disk: string | null): void {
+    const b = this.base.get(path);
+    if (v) {
+      if (!b || !sameVersion(b, v) || b.disk !== disk) this.put.push(row(path, v, disk));
+    } else if (b) this.drop.push(path);
+  }
+
+  /** Makes the disk hold the workspace's version, only while it still holds `l`. */
+  private async download(path: string, l: LocalVersion | null, r: Stat | null): Promise<void> {
+    const { local, afs } = this.ctx;
+    if (!r) {
+      if (!l) return this.remember(path, null, null);
+      if (l.kind === "dir") {
+        this.localDirRemovals.push({ path });
+        return this.remember(path, null, null);
+      }
+      if (await local.remove(path, l.disk)) {
+        this.result.downloaded++;
+        return this.remember(path, null, null);
+      }
+      this.result.again.push(path);
+      return;
+    }
+    const rv = versionOfStat(r) as SyncedVersion;
+    if (r.kind === "dir") {
+      if (l && l.kind !== "dir" && !(await local.remove(path, l.disk))) {
+        this.result.again.push(path);
+        return;
+      }
+      const made = await local.makeDir(path);
+      if (made === "changed") this.result.again.push(path);
+      else this.remember(path, rv, made.disk);
+      return;
+    }
+    const expect = l?.disk ?? null;
+    const placed =
+      r.kind === "symlink"
+        ? await local.placeSymlink(path, expect, r.target ?? "")
+        : await local.placeFile(path, expect, afs.mounts.openContent(r.sha256 as string, r.size), r.mode);
+    if (placed === "changed") {
+      this.result.again.push(path);
+      return;
+    }
+    this.result.downloaded++;
+    this.remember(path, rv, placed.disk);
+  }
+
+  /** Writes the workspace's version of `path` beside it under a conflict name; returns that path. */
+  private async copyRemoteAside(path: string, r: Stat): Promise<string> {
+    const { local, afs } = this.ctx;
+    const to = await this.conflictPath(path);
+    const placed =
+      r.kind === "symlink"
+        ? await local.placeSymlink(to, null, r.target ?? "")
+        : await local.placeFile(to, null, afs.mounts.openContent(r.sha256 as string, r.size), r.mode);
+    if (placed === "changed") throw new Error(`${to} appeared meanwhile`);
+    return to;
+  }
+
+  /** Queues the local version for upload, naming `rv` as the version it replaces. */
+  private async uploadLocal(path: string, l: LocalVersion | null, rv: SyncedVersion | null): Promise<void> {
+    const { afs, local } = this.ctx;
+    if (!l) {
+      const change = { path, entry: null, expect: rv };
+      if (rv?.kind === "dir") this.dirRemovals.push({ change, after: null });
+      else this.uploads.push({ change, after: null });
+      return;
+    }
+    const now = Date.now();
+    let entry: Entry;
+    let version: SyncedVersion = l;
+    if (l.kind === "dir") entry = newDir();
+    else if (l.kind === "symlink") {
+      const target = Buffer.from(await readlink(local.abs(path)));
+      const hash = await afs.mounts.storeBytes(target);
+      entry = { kind: "symlink", hash, size: target.length, mode: l.mode, mtime: now };
+      version = { ...l, sha256: hash, size: target.length };
+    } else {
+      // Stored as read now: a file changed since its hash was taken uploads its newer bytes (and
+      // keeps the older stat, so the next round reads it again and finds nothing new).
+      const abs = local.abs(path);
+      const small = l.size <= SMALL_FILE ? await readFile(abs) : null;
+      const { hash, size } = small
+        ? { hash: await afs.mounts.storeBytes(small), size: small.length }
+        : await afs.mounts.storeFile(abs);
+      entry = { kind: "file", hash, size, mode: l.mode, mtime: now };
+      version = { ...l, sha256: hash, size };
+    }
+    const op = this.ctx.conflictCopies.has(path) ? { op: "conflict" } : {};
+    this.uploads.push({ change: { path, entry, expect: rv, ...op }, after: row(path, version, l.disk) });
+  }
+
+  private async upload(): Promise<void> {
+    const { afs, workspace } = this.ctx;
+    const all = [...this.uploads, ...this.dirRemovals.reverse()];
+    if (all.length === 0) return;
+    const { outcomes, seqs } = await afs.mounts.commit(
+      workspace,
+      all.map((u) => u.change),
+    );
+    this.result.own = seqs;
+    for (const [i, o] of outcomes.entries()) {
+      const u = all[i];
+      if (!u) continue;
+      if (!o.applied) {
+        this.result.again.push(o.path);
+        continue;
+      }
+      this.result.uploaded++;
+      this.ctx.conflictCopies.delete(o.path);
+      if (u.after) this.put.push(u.after);
+      else this.drop.push(o.path);
+    }
+  }
+}
