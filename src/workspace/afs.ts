@@ -92,8 +92,8 @@ export class Afs {
     options: MigrateOptions & { env?: Env; cwd?: string } = {},
   ): Promise<MigrateReport> {
     const { env, cwd, ...rest } = options;
-    const settings = readSettings(env ?? process.env);
     const here = cwd ?? process.cwd();
+    const settings = readSettings(env ?? process.env, here);
     return migrateStores(storeUrlFrom(from, here), storeUrlFrom(to, here), settings.env, rest);
   }
 
