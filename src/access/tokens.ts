@@ -44,7 +44,7 @@ export async function issueToken(tokens: TokenRegistry, request: IssueRequest, n
     );
   }
   const expiresAt = request.expiresAt === undefined ? null : parseExpiry(request.expiresAt, now);
-  if (request.workspace !== undefined && !(await tokens.workspaceExists(request.workspace))) {
+  if (request.workspace !== undefined && !(await tokens.hasWorkspace(request.workspace))) {
     throw new AfsError("NOT_FOUND", `workspace ${request.workspace} does not exist; create it first`, {
       workspace: request.workspace,
     });

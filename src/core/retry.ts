@@ -54,13 +54,23 @@ export function retryIfConflict<T>(p: Promise<T>): Promise<Try<T>> {
   });
 }
 
-export const isConflict = (e: unknown): boolean => isAfsError(e) && e.code === "CONFLICT";
+const isConflict = (e: unknown): boolean => isAfsError(e) && e.code === "CONFLICT";
 
 /** How the give-up messages say what was spent: "12 tries in 10.0 s". */
 export const spentText = ({ tries, ms }: { tries: number; ms: number }): string =>
   `${tries} tries in ${(ms / 1000).toFixed(1)} s`;
 
-/** The engine's give-up: TIMEOUT, naming the workspace and what was being done. */
+/** A writer's give-up: TIMEOUT, its change lost every race to other writers of the workspace. */
+export const tooBusy =
+  (workspace: string) =>
+  (spent: { tries: number; ms: number }): AfsError =>
+    new AfsError(
+      "TIMEOUT",
+      `workspace ${workspace} is too busy (too many concurrent writers; gave up after ${spentText(spent)}); retry shortly`,
+      { workspace, tries: spent.tries },
+    );
+
+/** A consistent read's give-up: TIMEOUT, naming the workspace and what was being done. */
 export const keptChanging =
   (workspace: string, doing: string) =>
   (spent: { tries: number; ms: number }): AfsError =>

@@ -63,4 +63,13 @@ describe("where relative paths lead", () => {
       expect(storeUrlFrom(url, "/cwd")).toBe(url);
     }
   });
+
+  it("a local embedding model directory is the caller's, made absolute when the caller's directory is known", () => {
+    expect(readSettings({ AFS_EMBED_MODEL_DIR: "models/mini" }, "/cwd").env.AFS_EMBED_MODEL_DIR).toBe(
+      "/cwd/models/mini",
+    );
+    expect(readSettings({ AFS_EMBED_MODEL_DIR: "/abs/mini" }, "/cwd").env.AFS_EMBED_MODEL_DIR).toBe("/abs/mini");
+    // Without a directory (a pure read of the variables) it stays as given.
+    expect(readSettings({ AFS_EMBED_MODEL_DIR: "models/mini" }).env.AFS_EMBED_MODEL_DIR).toBe("models/mini");
+  });
 });

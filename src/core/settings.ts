@@ -43,11 +43,22 @@ const read = (name: string): boolean => name.startsWith("AFS_") || OTHERS.has(na
  */
 export const DEFAULT_TEXT_CACHE_BYTES = 256 * 1024 * 1024;
 
-export function readSettings(env: Env): Settings {
+/**
+ * Variables naming a directory besides AFS_HOME and AFS_STORE (which locate() resolves): a relative
+ * one is the caller's, so it is made absolute from the caller's directory when that is known.
+ */
+const PATH_VARIABLES = ["AFS_EMBED_MODEL_DIR"];
+
+/** The settings in `env`; with `cwd`, relative paths in them are taken from that directory. */
+export function readSettings(env: Env, cwd?: string): Settings {
   const own: Record<string, string> = {};
   for (const name of Object.keys(env).sort()) {
     const value = env[name];
     if (value !== undefined && read(name)) own[name] = value;
+  }
+  for (const name of PATH_VARIABLES) {
+    const value = own[name];
+    if (cwd !== undefined && value !== undefined && value !== "" && !isAbsolute(value)) own[name] = resolve(cwd, value);
   }
   const mb = Number(own.AFS_TEXT_CACHE_MB);
   return {

@@ -1,8 +1,8 @@
 // read: a file's content (text, or base64 on request), or a symlink's target.
 import { z } from "zod";
-import { AfsError } from "../core/errors.js";
 import { type Hash, sha256 } from "../core/hash.js";
 import { decodeText } from "../core/text.js";
+import { isDirectory } from "../volume/errors.js";
 import type { Stat, Volume } from "../volume/volume.js";
 import { encodingArg, pathArg } from "./args.js";
 import { mustStat, normalizePath } from "./common.js";
@@ -37,9 +37,7 @@ export interface ReadOptions {
 export async function read(volume: Volume, args: ReadArgs, options: ReadOptions = {}): Promise<ReadResult> {
   const path = normalizePath(args.path);
   const stat = await mustStat(volume, path);
-  if (stat.kind === "dir") {
-    throw new AfsError("INVALID_ARGUMENT", `${path} is a directory; use list to see its contents`, { path });
-  }
+  if (stat.kind === "dir") throw isDirectory(path);
   if (stat.kind === "symlink") {
     const target = stat.target ?? "";
     return { path, kind: "symlink", size: stat.size, sha256: stat.sha256 ?? sha256(target), target };

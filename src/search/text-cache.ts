@@ -5,13 +5,11 @@ import type { Hash } from "../core/hash.js";
 import { WeightedLru } from "../core/lru.js";
 import { DEFAULT_TEXT_CACHE_BYTES } from "../core/settings.js";
 
-/** The budget is the engine's textCacheBytes setting (AFS_TEXT_CACHE_MB; see core/settings.ts). */
-const DEFAULT_TEXT_CACHE_UNITS = DEFAULT_TEXT_CACHE_BYTES;
-
 export class TextCache {
   private readonly entries: WeightedLru<Hash, string>;
 
-  constructor(readonly budget: number = DEFAULT_TEXT_CACHE_UNITS) {
+  /** `budget`: units (bytes) of text; an engine passes its textCacheBytes setting (AFS_TEXT_CACHE_MB). */
+  constructor(readonly budget: number = DEFAULT_TEXT_CACHE_BYTES) {
     this.entries = new WeightedLru(budget, (text) => text.length);
   }
 

@@ -4,6 +4,7 @@
 // Each store's module is imported only when its scheme is asked for, so a command that uses
 // SQLite never loads the Redis client and the reverse.
 
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AfsError } from "../core/errors.js";
 import type { Env } from "../core/settings.js";
@@ -21,8 +22,8 @@ const invalid = (url: string, why: string): AfsError =>
 
 /** What each URL scheme opens; a bare path (no scheme) opens SQLite too. */
 const SCHEMES: Record<string, (url: string, rest: string, options: OpenStoreOptions) => Promise<StoreDriver>> = {
-  sqlite: (url, rest) => openSqlite(sqlitePath(url, rest)),
-  file: (url, rest) => openSqlite(rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest)),
+  sqlite: (url, rest, options) => openSqlite(url, sqlitePath(url, rest), options),
+  file: (url, rest, options) => openSqlite(url, rest.startsWith("/") ? filePath(url) : nonEmpty(url, rest), options),
   redis: openRedis,
   rediss: openRedis,
 };
@@ -30,6 +31,11 @@ const SCHEMES: Record<string, (url: string, rest: string, options: OpenStoreOpti
 export interface OpenStoreOptions {
   /** The opener's settings (AFS_REDIS_PASSWORD for a Redis URL without one). */
   env?: Env;
+  /**
+   * Only open a store that is already there (a migration's source): a SQLite file that does not
+   * exist is NOT_FOUND, where it would otherwise be created with its directories.
+   */
+  existing?: boolean;
 }
 
 /** The store `url` names, inside the contract's checks (checked-store.ts), as every caller gets it. */
@@ -41,13 +47,18 @@ async function openDriver(url: string, options: OpenStoreOptions): Promise<Store
   if (url.trim() === "") throw invalid(url, "is empty");
   // A one-letter "scheme" is a Windows drive (C:\…), i.e. a bare path.
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]+):/.exec(url)?.[1];
-  if (scheme === undefined) return openSqlite(url);
+  if (scheme === undefined) return openSqlite(url, url, options);
   const open = SCHEMES[scheme.toLowerCase()];
   if (!open) throw invalid(url, `has an unknown scheme ${JSON.stringify(`${scheme}:`)}`);
   return open(url, url.slice(scheme.length + 1), options);
 }
 
-async function openSqlite(path: string): Promise<StoreDriver> {
+async function openSqlite(url: string, path: string, options: OpenStoreOptions): Promise<StoreDriver> {
+  if (options.existing && !existsSync(path)) {
+    throw new AfsError("NOT_FOUND", `there is no store at ${maskStoreUrl(url)} (no file ${path}); check the path`, {
+      url: maskStoreUrl(url),
+    });
+  }
   const { SqliteStore } = await import("./sqlite/store.js");
   return SqliteStore.open(path);
 }

@@ -67,12 +67,18 @@ export class Afs {
 
   static async open(options: AfsOptions = {}): Promise<Afs> {
     // The library's default: the one place below the CLI that reads this process's environment.
-    const settings = readSettings(options.env ?? process.env);
-    const { home, store: url } = locate(settings, options.cwd ?? process.cwd(), options);
+    const cwd = options.cwd ?? process.cwd();
+    const settings = readSettings(options.env ?? process.env, cwd);
+    const { home, store: url } = locate(settings, cwd, options);
     const store = await openStore(url, { env: settings.env });
-    // Every new directory points at the empty tree; keeping it stored makes that always valid.
-    await store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
-    return new Afs(createEngine(home, store, options.actor ?? settings.actor ?? safeUser(), settings));
+    try {
+      // Every new directory points at the empty tree; keeping it stored makes that always valid.
+      await store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
+      return new Afs(createEngine(home, store, options.actor ?? settings.actor ?? safeUser(), settings, cwd));
+    } catch (e) {
+      await store.close().catch(() => undefined);
+      throw e;
+    }
   }
 
   /**
@@ -86,8 +92,8 @@ export class Afs {
     options: MigrateOptions & { env?: Env; cwd?: string } = {},
   ): Promise<MigrateReport> {
     const { env, cwd, ...rest } = options;
-    const settings = readSettings(env ?? process.env);
     const here = cwd ?? process.cwd();
+    const settings = readSettings(env ?? process.env, here);
     return migrateStores(storeUrlFrom(from, here), storeUrlFrom(to, here), settings.env, rest);
   }
 
@@ -110,9 +116,12 @@ export class Afs {
   }
 
   async close(): Promise<void> {
-    await this.#engine.search.close();
-    this.mounts.close();
-    return this.#engine.store.close();
+    try {
+      await this.#engine.search.close();
+      this.mounts.close();
+    } finally {
+      await this.#engine.store.close();
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // Where afs keeps its data (AFS_HOME) and the small per-home settings file (current workspace,
 // attached directories).
+import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { homedir, userInfo } from "node:os";
@@ -66,7 +67,8 @@ export async function readConfig(home: string): Promise<AfsConfig> {
 /** Replaces the config file atomically so a crash never leaves half a file. */
 export async function writeConfig(home: string, config: AfsConfig): Promise<void> {
   makeDirectory(home, "the afs home");
-  const tmp = join(home, `config.json.${process.pid}.tmp`);
+  // A name of its own per write: two writes at once in one process (a server) must not share one.
+  const tmp = join(home, `config.json.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   await writeFile(tmp, `${JSON.stringify(config, null, 2)}\n`);
   await rename(tmp, join(home, "config.json"));
 }

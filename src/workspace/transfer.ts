@@ -38,7 +38,7 @@ export interface ImportOptions {
 }
 
 /** The cap from AFS_MAX_FILE_BYTES (a byte count), else DEFAULT_MAX_FILE_BYTES. */
-export function maxFileBytesFrom(env: Env): number {
+function maxFileBytesFrom(env: Env): number {
   const raw = env.AFS_MAX_FILE_BYTES;
   if (raw === undefined || raw === "") return DEFAULT_MAX_FILE_BYTES;
   const n = Number(raw);
@@ -106,9 +106,9 @@ async function forFile<T>(rel: string, fn: () => Promise<T>): Promise<T> {
 export async function importTree(
   store: Store,
   root: string,
-  options: ImportOptions = {},
-  /** The engine's settings (AFS_MAX_FILE_BYTES when options give no cap). */
-  env: Env = {},
+  options: ImportOptions,
+  /** The engine's settings (AFS_MAX_FILE_BYTES when options give no cap): required, never silently none. */
+  env: Env,
 ): Promise<{ root: Hash; files: number; bytes: number; skipped: SkippedFile[] }> {
   const { onProgress, strict = false } = options;
   const maxFileBytes = options.maxFileBytes ?? maxFileBytesFrom(env);

@@ -6,7 +6,7 @@ import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { KeyedLock } from "../core/keyed-lock.js";
 import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
-import { RETRY, retryIfConflict, retryOnConflict, spentText } from "../core/retry.js";
+import { RETRY, retryIfConflict, retryOnConflict, tooBusy } from "../core/retry.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
 import {
   alreadyExists,
@@ -62,7 +62,7 @@ export class WorkspaceVolume implements Volume {
         const value = await fn(snap);
         return (await snap.stillCurrent()) ? value : RETRY;
       },
-      { giveUp: busy(this.workspace) },
+      { giveUp: tooBusy(this.workspace) },
     );
   }
 
@@ -312,7 +312,7 @@ export class WorkspaceVolume implements Volume {
           );
           return revision === RETRY ? RETRY : { ...planned.result, revision };
         },
-        { giveUp: busy(this.workspace) },
+        { giveUp: tooBusy(this.workspace) },
       ),
     );
   }
@@ -403,11 +403,3 @@ function checkExpectation(path: string, current: Entry | null, expect: Hash | nu
 }
 
 const newDir = (): Entry => ({ kind: "dir", hash: EMPTY_TREE, size: 0, mode: DIR_MODE, mtime: Date.now() });
-const busy =
-  (ws: string) =>
-  (spent: { tries: number; ms: number }): AfsError =>
-    new AfsError(
-      "TIMEOUT",
-      `workspace ${ws} is too busy (too many concurrent writers; gave up after ${spentText(spent)}); retry shortly`,
-      { workspace: ws, tries: spent.tries },
-    );

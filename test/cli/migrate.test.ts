@@ -1,5 +1,6 @@
 // `afs migrate` through the built CLI: a store with history (checkpoints, a fork, live changes, a
 // large chunked file, tokens) makes a round trip through a second store and comes back identical.
+import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -167,4 +168,17 @@ describe("afs migrate", () => {
     ]);
     expect(again2).toMatchObject({ tokens_copied: 0, tokens_present: 1 });
   }, 60_000);
+
+  it("refuses a source that names no store, creating nothing (a mistyped path is not an empty store)", () => {
+    const missing = join(c.tmp("nowhere"), "deeper", "afs.db");
+    const target = c.tmp("from-nothing.db");
+    for (const from of [missing, `sqlite:${missing}`, `file://${missing}`]) {
+      const r = c.run(["migrate", "--from", from, "--to", target]);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(`there is no store at`);
+      expect(r.stderr).toContain("[NOT_FOUND]");
+      expect(existsSync(join(c.tmp("nowhere"), "deeper"))).toBe(false);
+      expect(existsSync(target)).toBe(false);
+    }
+  });
 });

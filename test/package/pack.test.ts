@@ -25,6 +25,12 @@ const npmEnv = (): NodeJS.ProcessEnv =>
 const version = (dir: string): string =>
   (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
 
+/** The TypeScript blocks of docs/library.md that are whole programs: they start with an import. */
+const docExamples = (): string[] =>
+  [...readFileSync(join(ROOT, "docs/library.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? "")
+    .filter((block) => block.startsWith("import "));
+
 let tmp: string;
 let app: string;
 let installed: string;
@@ -65,7 +71,13 @@ beforeAll(async () => {
   } else {
     execFileSync("npm", ["rebuild", "better-sqlite3"], { cwd: app, env: npmEnv(), stdio: "pipe" });
   }
-  for (const file of ["main.ts", "internals.ts", "tsconfig.json"]) copyFileSync(join(CONSUMER, file), join(app, file));
+  for (const file of ["main.ts", "internals.ts"]) copyFileSync(join(CONSUMER, file), join(app, file));
+  // docs/library.md's complete examples (those that open with their imports) are compiled with the
+  // consumer, so the documentation cannot drift from the package it documents.
+  for (const [i, example] of docExamples().entries()) writeFileSync(join(app, `doc-example-${i + 1}.ts`), example);
+  const tsconfig = JSON.parse(readFileSync(join(CONSUMER, "tsconfig.json"), "utf8")) as { files: string[] };
+  tsconfig.files.push(...docExamples().map((_, i) => `doc-example-${i + 1}.ts`));
+  writeFileSync(join(app, "tsconfig.json"), `${JSON.stringify(tsconfig, null, 2)}\n`);
   // The consumer's own dev dependency, as any TypeScript project on Node has it.
   mkdirSync(join(app, "node_modules/@types"), { recursive: true });
   symlinkSync(join(ROOT, "node_modules/@types/node"), join(app, "node_modules/@types/node"), "dir");
@@ -105,6 +117,17 @@ describe("the installed package", () => {
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout) as { version: string; content: string; diff: { modified: number } };
     expect(out).toMatchObject({ version: version(ROOT), content: "hello, world\n", diff: { modified: 1 } });
+  });
+
+  it("runs docs/library.md's engine example as written", () => {
+    expect(docExamples().length).toBeGreaterThanOrEqual(5);
+    const first = docExamples()[0] ?? "";
+    expect(first).toContain("Afs.open");
+    const r = spawnSync(process.execPath, ["out/doc-example-1.js"], { cwd: app, encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("hello, world");
+    expect(r.stdout).toContain("NOT_FOUND");
   });
 
   it("keeps internal modules out of reach", () => {

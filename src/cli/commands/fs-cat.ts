@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { AfsError } from "../../core/errors.js";
 import { mustStat, normalizePath } from "../../ops/common.js";
+import { isDirectory } from "../../volume/errors.js";
 import type { Volume } from "../../volume/volume.js";
 import { type Io, workspaceOption } from "../context.js";
 import type { JsonFlag } from "../output.js";
@@ -28,9 +29,7 @@ export function registerFsCat(fs: Command, io: Io): void {
 
 async function catBytes(volume: Volume, path: string): Promise<Buffer> {
   const stat = await mustStat(volume, path);
-  if (stat.kind === "dir") {
-    throw new AfsError("INVALID_ARGUMENT", `${path} is a directory; use list to see its contents`, { path });
-  }
+  if (stat.kind === "dir") throw isDirectory(path);
   if (stat.kind === "symlink") {
     throw new AfsError("INVALID_ARGUMENT", `${path} is a symlink to ${stat.target}; cat the target instead`);
   }

@@ -44,15 +44,20 @@ export function registerMaintenanceCommands(program: Command, io: Io): void {
       }),
   );
 
-  leaf(program, "status", "version, data directory, store and current workspace").action(
+  leaf(program, "status", "version, data directory, store, current workspace and this machine's mounts").action(
     (flags: JsonFlag, cmd: Command) =>
       io.withAfs(cmd, async (afs) => {
-        io.emit(flags, await afs.maintenance.status(), (s) => [
+        // Loaded here: gc and fsck need none of the mount code.
+        const { describeMount, listMounts } = await import("../../mounts/live.js");
+        const status = { ...(await afs.maintenance.status()), mounts: await listMounts(afs) };
+        io.emit(flags, status, (s) => [
           `afs ${s.version}`,
           `home       ${s.home}`,
           `store      ${s.store}`,
           `workspace  ${s.current_workspace ?? "(none; choose one with: afs ws use NAME)"}`,
           `workspaces ${s.workspaces}`,
+          `mounts     ${s.mounts.length === 0 ? "none (afs mount WORKSPACE DIR)" : s.mounts.length}`,
+          ...s.mounts.map((m) => `  ${describeMount(m)}`),
         ]);
       }),
   );

@@ -38,7 +38,9 @@ interface Lent {
   afs: Afs;
   /** Commands using it now: one replaced under them is closed when the last of them ends. */
   users: number;
+  /** Replaced (its store file was): no new command gets it. */
   retired: boolean;
+  closed: boolean;
 }
 
 /** A SQLite store given by a relative path: a different file from each directory. */
@@ -51,17 +53,17 @@ class Stores implements Engines {
 
   async use<T>(request: EngineRequest, fn: (afs: Afs) => Promise<T>): Promise<T> {
     const lent = await this.borrow(request);
-    lent.users++;
     try {
       return await fn(lent.afs);
     } finally {
       lent.users--;
-      if (lent.retired && lent.users === 0) await lent.afs.close();
+      if (lent.retired && lent.users === 0) await this.close(lent);
     }
   }
 
+  /** An open engine for the request, counted as in use before anything else can retire it. */
   private async borrow(request: EngineRequest): Promise<Lent> {
-    const settings = readSettings(request.env);
+    const settings = readSettings(request.env, request.cwd);
     // Relative home and store paths are the caller's directory's: made absolute, they key the store.
     const { home, store } = locate(settings, request.cwd, request);
     // An Afs keeps the settings it opened with (the actor, the limits, query's embedder), so
@@ -69,29 +71,37 @@ class Stores implements Engines {
     // from the caller's AFS_WORKSPACE), so it is left out: one caller's must not become another's.
     const { AFS_WORKSPACE: _, ...opened } = settings.env;
     const key = JSON.stringify([home, store, opened]);
-    const pending = this.open.get(key);
-    if (pending) {
-      const lent = await pending.catch(() => undefined);
-      // A store file deleted or replaced since it was opened (a fresh home, a restore) is reopened.
-      if (lent && !lent.afs.maintenance.storeReplaced()) return lent;
-      if (this.open.get(key) === pending) this.open.delete(key);
-      if (lent) {
-        lent.retired = true;
-        if (lent.users === 0) await lent.afs.close();
+    for (;;) {
+      let pending = this.open.get(key);
+      if (!pending) {
+        const opening = Afs.open({ env: opened, cwd: request.cwd, home, store }).then(
+          (afs): Lent => ({ afs, users: 0, retired: false, closed: false }),
+        );
+        opening.catch(() => {
+          if (this.open.get(key) === opening) this.open.delete(key);
+        });
+        this.open.set(key, opening);
+        pending = opening;
       }
+      const lent = await pending;
+      // From here to users++ nothing awaits, so no other command can retire it in between.
+      if (lent.retired) continue;
+      // A store file deleted or replaced since it was opened (a fresh home, a restore) is reopened.
+      if (lent.afs.maintenance.storeReplaced()) {
+        if (this.open.get(key) === pending) this.open.delete(key);
+        lent.retired = true;
+        if (lent.users === 0) await this.close(lent);
+        continue;
+      }
+      lent.users++;
+      return lent;
     }
-    const opening = this.open.get(key);
-    if (opening) return opening;
-    const lent = Afs.open({ env: opened, cwd: request.cwd, home, store }).then((afs) => ({
-      afs,
-      users: 0,
-      retired: false,
-    }));
-    this.open.set(key, lent);
-    lent.catch(() => {
-      if (this.open.get(key) === lent) this.open.delete(key);
-    });
-    return lent;
+  }
+
+  private async close(lent: Lent): Promise<void> {
+    if (lent.closed) return;
+    lent.closed = true;
+    await lent.afs.close();
   }
 
   get size(): number {
@@ -101,7 +111,7 @@ class Stores implements Engines {
   async closeAll(): Promise<void> {
     const all = [...this.open.values()];
     this.open.clear();
-    await Promise.allSettled(all.map(async (l) => (await l).afs.close()));
+    await Promise.allSettled(all.map(async (l) => this.close(await l)));
   }
 }
 

@@ -1,6 +1,7 @@
 // The broker's roots: a local directory (served by LocalDirVolume, which also confines its paths)
-// or an afs workspace, each with the name roots/list gives it, its URI, and whether it is read-only. Parses the "DIR[:ro]" and
-// "afs:NAME[:ro]" spellings the command line and the library share.
+// or an afs workspace, each with the name roots/list gives it, its URI, and whether it is
+// read-only. Parses the "DIR[:ro]" and "afs:NAME[:ro]" spellings the command line and the library
+// share.
 import { realpath } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";

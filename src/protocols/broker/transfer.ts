@@ -53,8 +53,12 @@ interface Range {
  * a symlink swapped in since the path was confined (PERMISSION_DENIED, from its errno table).
  */
 async function readRange(t: Target, offset: number, length: number): Promise<Range> {
-  const file = await t.root.volume.openFile(t.path).catch((e: unknown) => {
-    throw isAfsError(e) && e.code === "INVALID_ARGUMENT" ? notAFile(t.path) : e;
+  const file = await t.root.volume.openFile(t.path).catch(async (e: unknown) => {
+    // Worded for files/* only when it is a directory (asked, not read from the message); any other
+    // refusal (EINVAL from the disk, …) stays as the volume said it.
+    const directory =
+      isAfsError(e) && e.code === "INVALID_ARGUMENT" && (await t.root.volume.stat(t.path))?.kind === "dir";
+    throw directory ? notAFile(t.path) : e;
   });
   try {
     const bytes = await file.read(offset, length);

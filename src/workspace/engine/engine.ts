@@ -31,11 +31,13 @@ export interface Engine extends EngineContext {
   readonly search: SearchFiles;
   /** What this engine read from its environment when it opened; nothing below reads process.env. */
   readonly settings: Settings;
+  /** The directory it was opened from: where relative paths given to it later are taken from. */
+  readonly cwd: string;
   /** Recording's module and the stats it shares with attached volumes, loaded on first use. */
   recording(): Promise<{ record: typeof import("../record.js"); verified: VerifiedStats }>;
 }
 
-export function createEngine(home: string, store: Store, actor: string, settings: Settings): Engine {
+export function createEngine(home: string, store: Store, actor: string, settings: Settings, cwd: string): Engine {
   /** Stats of attached files read and found unchanged, so records need not read them again. */
   let verified: VerifiedStats | undefined;
   return {
@@ -47,6 +49,7 @@ export function createEngine(home: string, store: Store, actor: string, settings
     caches: { listings: new SubtreeListings(), blobs: new BlobCache(), writers: new KeyedLock() },
     search: new SearchFiles(store, home, settings),
     settings,
+    cwd,
     async recording() {
       const record = await import("../record.js");
       verified ??= new record.VerifiedStats();

@@ -31,8 +31,8 @@ export interface EventFilter {
   since?: number;
 }
 
-export const DEFAULT_EVENT_PAGE = 1000;
-export const MAX_EVENT_PAGE = 10_000;
+const DEFAULT_EVENT_PAGE = 1000;
+const MAX_EVENT_PAGE = 10_000;
 /**
  * A filtered page stops looking after this many events and hands back a cursor, so a rare match in
  * a long log costs the caller more pages, never one unbounded call.

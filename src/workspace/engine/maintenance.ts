@@ -1,7 +1,7 @@
 // `afs.maintenance`: keeping a store healthy and moving it: gc, fsck, status, migrate to another
 // store, and whether the store file this engine opened is still the one on disk.
 import { statSync } from "node:fs";
-import type { Env } from "../../core/settings.js";
+import { type Env, storeUrlFrom } from "../../core/settings.js";
 import { openStore } from "../../store/open.js";
 import type { Store } from "../../store/store.js";
 import { maskStoreUrl } from "../../store/url.js";
@@ -27,7 +27,8 @@ export async function migrateStores(
   env: Env,
   options: MigrateOptions = {},
 ): Promise<MigrateReport> {
-  const source = await openStore(from, { env });
+  // The source is only read: a path that names no store is a mistake, not a new empty store.
+  const source = await openStore(from, { env, existing: true });
   try {
     return await migrateInto(source, to, env, options);
   } finally {
@@ -95,9 +96,9 @@ export class Maintenance {
     };
   }
 
-  /** Copies this engine's workspaces (with their history) and tokens into the store at `to`. */
+  /** Copies this engine's workspaces (with their history) and tokens into the store at `to` (a relative SQLite path: from the directory the engine was opened in). */
   migrate(to: string, options: MigrateOptions = {}): Promise<MigrateReport> {
-    return migrateInto(this.engine.store, to, this.engine.settings.env, options);
+    return migrateInto(this.engine.store, storeUrlFrom(to, this.engine.cwd), this.engine.settings.env, options);
   }
 
   /**

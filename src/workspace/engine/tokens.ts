@@ -15,7 +15,7 @@ export interface TokenRegistry {
   /** Marks a token revoked (keeping the first revocation time); false when there is no such token. */
   revoke(id: string, at: number): Promise<boolean>;
   /** Whether a workspace a token would be pinned to exists. */
-  workspaceExists(name: string): Promise<boolean>;
+  hasWorkspace(name: string): Promise<boolean>;
 }
 
 export class Tokens implements TokenRegistry {
@@ -37,7 +37,7 @@ export class Tokens implements TokenRegistry {
     return this.engine.store.revokeToken(id, at);
   }
 
-  async workspaceExists(name: string): Promise<boolean> {
+  async hasWorkspace(name: string): Promise<boolean> {
     return (await this.engine.store.getWorkspace(name)) !== null;
   }
 }

@@ -2,7 +2,7 @@
 // export workspaces; which one is current; and a workspace as the Volume operations run on.
 import { AfsError } from "../../core/errors.js";
 import { makeDirectory } from "../../store/make-dir.js";
-import type { AttachedVolume } from "../attached-volume.js";
+import type { Volume } from "../../volume/volume.js";
 import { attachments, realDirectory, setAttachment } from "../attachments.js";
 import { createCheckpoint, getCheckpoint, keepRoot, restoreCheckpoint } from "../checkpoints.js";
 import { readConfig, writeConfig } from "../config.js";
@@ -190,7 +190,7 @@ export class Workspaces {
    * The workspace as a Volume. An attached workspace's volume is its directory: reads and writes
    * go to disk and are recorded into the workspace; files still as recorded report their hash.
    */
-  async volume(name: string, actor = this.engine.actor): Promise<WorkspaceVolume | AttachedVolume> {
+  async volume(name: string, actor = this.engine.actor): Promise<Volume> {
     const engine = this.engine;
     await requireWorkspace(engine, name);
     const live = new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor);

@@ -3,6 +3,8 @@
 // hosted control plane's (the reference's), one schema each; get and delete take a name or an id.
 import { z } from "zod";
 import { AfsError } from "../../../core/errors.js";
+import { mountListing } from "../../../mounts/listing-schema.js";
+import { describeMount, listMounts } from "../../../mounts/live.js";
 import type { WorkspaceInfo } from "../../../workspace/info.js";
 import { workspaceInfo } from "../schemas.js";
 import { ADDITIVE, defineTool, READ, type Tool } from "../tool.js";
@@ -22,7 +24,7 @@ export const adminTools: readonly Tool[] = [
     title: "afs status",
     family: "status",
     description:
-      "Show the local afs setup: version, data directory (AFS_HOME), store, the current workspace, this session's workspace and profile.",
+      "Show the local afs setup: version, data directory (AFS_HOME), store, the current workspace, this session's workspace and profile, and this machine's mounts (directories kept in step with a workspace: state, process, pending changes, conflicts, last sync).",
     input: z.strictObject({}),
     output: z.object({
       version: z.string(),
@@ -32,11 +34,17 @@ export const adminTools: readonly Tool[] = [
       workspaces: z.number(),
       session_workspace: z.string().nullable(),
       profile: z.string(),
+      mounts: z.array(mountListing),
     }),
     annotations: READ,
     transports: ["stdio"],
     async run(ctx) {
-      return { ...(await ctx.afs.maintenance.status()), session_workspace: ctx.workspace, profile: ctx.profile };
+      return {
+        ...(await ctx.afs.maintenance.status()),
+        session_workspace: ctx.workspace,
+        profile: ctx.profile,
+        mounts: await listMounts(ctx.afs),
+      };
     },
     text: (r) =>
       [
@@ -46,6 +54,8 @@ export const adminTools: readonly Tool[] = [
         `current    ${r.current_workspace ?? "-"}`,
         `session    ${r.session_workspace ?? "-"} (profile ${r.profile})`,
         `workspaces ${r.workspaces}`,
+        `mounts     ${r.mounts.length === 0 ? "none" : r.mounts.length}`,
+        ...r.mounts.map((m) => `  ${describeMount(m)}`),
       ].join("\n"),
   }),
 
