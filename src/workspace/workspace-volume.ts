@@ -59,7 +59,15 @@ export class WorkspaceVolume implements Volume {
     return retryOnConflict(
       async () => {
         const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
-        const value = await fn(snap);
+        let value: T;
+        try {
+          value = await fn(snap);
+        } catch (e) {
+          // A read that met a commit halfway (a checkpoint's new head with the overlay it cleared
+          // read before, say) may find a file missing that is there: only a current snapshot's error stands.
+          if (!(await snap.stillCurrent())) return RETRY;
+          throw e;
+        }
         return (await snap.stillCurrent()) ? value : RETRY;
       },
       { giveUp: tooBusy(this.workspace) },
@@ -297,7 +305,14 @@ export class WorkspaceVolume implements Volume {
       retryOnConflict(
         async () => {
           const snap = await Snapshot.take(this.store, this.trees, this.workspace, this.roots);
-          const planned = await plan(snap);
+          let planned: Planned | null;
+          try {
+            planned = await plan(snap);
+          } catch (e) {
+            // Refused on a snapshot that met a commit halfway: plan again on a whole one.
+            if (!(await snap.stillCurrent())) return RETRY;
+            throw e;
+          }
           if (!planned || planned.events.length === 0) {
             const p = planned?.result.path ?? (noopPath as string);
             return planned ? { ...planned.result, revision: snap.revision } : { ...(await this.noop(snap, p)) };
