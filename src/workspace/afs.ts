@@ -118,8 +118,8 @@ export class Afs {
   async close(): Promise<void> {
     try {
       await this.#engine.search.close();
-      this.mounts.close();
     } finally {
+      this.mounts.close();
       await this.#engine.store.close();
     }
   }
