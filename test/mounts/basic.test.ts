@@ -2,27 +2,19 @@
 // directory or through the engine appear in the other directory.
 import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { Mount } from "../../src/mounts/mount.js";
 import { write } from "../../src/ops/write.js";
-import { redisFactory, STORE_NAMES, storeEnabled } from "../contract/stores.js";
-import { settle, tree, until, World } from "./helpers.js";
+import { STORE_NAMES, storeEnabled } from "../contract/stores.js";
+import { settle, tree, until, worldsOn } from "./helpers.js";
 
 /** No background rounds: each side syncs only when flushed. */
 const MANUAL = { debounceMs: 3_600_000 };
 
 for (const storeName of STORE_NAMES) {
   describe.runIf(storeEnabled(storeName))(`mounts on ${storeName}`, () => {
-    const redis = storeName === "redis" ? redisFactory().server : null;
-    let world: World;
-    const fresh = () => {
-      world = new World((home) => (redis ? redis().url : `sqlite:${home}/afs.db`));
-      return world;
-    };
-    afterEach(async () => {
-      await world?.close();
-    });
+    const fresh = worldsOn(storeName);
 
     it("creates a missing workspace from the directory, and an empty directory receives it", async () => {
       const w = fresh();

@@ -3,13 +3,13 @@
 // sides' changes, a read-only mount only follows, and nothing is written through a swapped-in symlink.
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isAfsError } from "../../src/core/errors.js";
 import { Mount } from "../../src/mounts/mount.js";
 import { write } from "../../src/ops/write.js";
-import { redisFactory, STORE_NAMES, storeEnabled } from "../contract/stores.js";
+import { STORE_NAMES, storeEnabled } from "../contract/stores.js";
 import { tempDir } from "../helpers/tmp.js";
-import { settle, tree, until, World } from "./helpers.js";
+import { settle, tree, until, worldsOn } from "./helpers.js";
 
 /** No background rounds: each side syncs only when flushed, so a test decides the interleaving. */
 const MANUAL = { debounceMs: 3_600_000 };
@@ -21,15 +21,7 @@ const conflictCopies = async (dir: string): Promise<string[]> =>
 
 for (const storeName of STORE_NAMES) {
   describe.runIf(storeEnabled(storeName))(`mount conflicts on ${storeName}`, () => {
-    const redis = storeName === "redis" ? redisFactory().server : null;
-    let world: World;
-    const fresh = () => {
-      world = new World((home) => (redis ? redis().url : `sqlite:${home}/afs.db`));
-      return world;
-    };
-    afterEach(async () => {
-      await world?.close();
-    });
+    const fresh = worldsOn(storeName);
 
     it("a file written on both sides before a sync keeps both contents", async () => {
       const w = fresh();

@@ -2,9 +2,11 @@
 // server when the store is "redis"), each mounting the workspace in a directory of its own.
 import { lstat, readdir, readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { Mount, type MountOptions } from "../../src/mounts/mount.js";
 import { TEMP_NAME } from "../../src/volume/dir-scan.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { redisFactory } from "../contract/stores.js";
 import { tempDir } from "../helpers/tmp.js";
 
 export interface Machine {
@@ -103,4 +105,21 @@ export async function until(check: () => Promise<boolean> | boolean, what: strin
 /** Flushes every running mount a few times over, so both sides have seen each other's changes. */
 export async function settle(...ms: Machine[]): Promise<void> {
   for (let i = 0; i < 2; i++) for (const m of ms) await m.mount?.flush();
+}
+
+/**
+ * For a describe block on one store: a fresh World per test (`fresh()`), closed after each test.
+ * Redis runs share one server the suite starts; SQLite runs a file in the first machine's home.
+ */
+export function worldsOn(storeName: string): () => World {
+  const redis = storeName === "redis" ? redisFactory().server : null;
+  let world: World | undefined;
+  afterEach(async () => {
+    await world?.close();
+    world = undefined;
+  });
+  return () => {
+    world = new World((home) => (redis ? redis().url : `sqlite:${home}/afs.db`));
+    return world;
+  };
 }
