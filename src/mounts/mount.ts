@@ -58,6 +58,11 @@ const MAX_FLUSH_ROUNDS = 20;
 const REMOTE_SETTLE_MS = 2;
 const RETRY_AFTER_ERROR_MS = 1_000;
 const EVENT_PAGE = 10_000;
+/**
+ * How often an idle mount looks whether its workspace still exists: a deletion appends no event
+ * (the log goes with the workspace), so nothing else would tell it. One read of one record.
+ */
+const WORKSPACE_CHECK_MS = 5_000;
 
 /** The directory's mount id: one mount per directory on a machine. */
 export const mountId = (realDir: string): string => sha256(realDir).slice(0, 16);
@@ -68,6 +73,11 @@ export class Mount {
   private follower: EventFollower | null = null;
   private watcher: DirWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private checkTimer: NodeJS.Timeout | null = null;
+  /** The workspace's id when mounted: another id under the name is another workspace. */
+  private workspaceId = "";
+  /** Why this mount can sync no more (its workspace deleted): no round runs once set. */
+  private gone: string | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private lastSeq = 0;
   /** Sequence numbers of this mount's own uploads not yet passed: their events are not applied back. */
@@ -133,6 +143,14 @@ export class Mount {
         throw e;
       },
     );
+    if (known && !exists) {
+      // Never recreated silently: someone deleted it on purpose, maybe from another machine.
+      throw new AfsError(
+        "NOT_FOUND",
+        `workspace ${workspace} mounted on ${dir} was deleted; the directory keeps its files: run afs unmount ${dir}, then afs mount ${workspace} ${dir} to create it again from the directory, or mount another workspace there`,
+        { workspace, dir },
+      );
+    }
     const attached = exists ? await afs.attachments.directory(workspace) : null;
     if (attached) {
       throw new AfsError(
@@ -176,7 +194,9 @@ export class Mount {
       mount.lastSeq = known ? await ctx.state.lastSeq() : 0;
       await mount.exclusive(async () => {
         // The whole tree is reconciled: only the newest sequence number matters (the revision is it).
-        const seq = (await afs.workspaces.get(workspace)).revision;
+        const info = await afs.workspaces.get(workspace);
+        mount.workspaceId = info.id;
+        const seq = info.revision;
         mount.note(await reconcile(ctx, [ROOT], policy));
         await mount.saveSeq(seq);
       });
@@ -189,6 +209,8 @@ export class Mount {
     }
     // Events arrive already batched: no need to let them settle like a burst of saves on disk.
     mount.follower = afs.events.follow(workspace, mount.lastSeq, () => mount.schedule(REMOTE_SETTLE_MS));
+    mount.checkTimer = setInterval(() => void mount.exclusive(() => mount.workspaceLives()), WORKSPACE_CHECK_MS);
+    mount.checkTimer.unref();
     mount.info.state = "running";
     await mount.report();
     return mount;
@@ -210,16 +232,54 @@ export class Mount {
   async stop(): Promise<MountStatus> {
     if (this.info.state === "stopped") return this.status();
     try {
-      await this.flush();
+      if (!this.gone) await this.flush();
     } finally {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = null;
-      this.follower?.close();
-      this.watcher?.close();
+      this.quiet();
       this.info.state = "stopped";
       await this.report().catch(() => {});
     }
     return this.status();
+  }
+
+  /** Stops every source of rounds: timers, the event follower, the watcher. */
+  private quiet(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    this.timer = null;
+    this.checkTimer = null;
+    this.follower?.close();
+    this.watcher?.close();
+  }
+
+  /**
+   * Whether the workspace mounted is still there (under its name, with its id). When it is not, the
+   * mount ends in error saying so and what to do; the directory keeps its files. A store that cannot
+   * be reached says nothing here (the rounds report it and retry).
+   */
+  private async workspaceLives(): Promise<boolean> {
+    if (this.gone) return false;
+    if (this.info.state === "stopped") return true;
+    const { workspace } = this.ctx;
+    let id: string | null;
+    try {
+      id = (await this.afs.workspaces.get(workspace)).id;
+    } catch (e) {
+      if (!isAfsError(e) || e.code !== "NOT_FOUND") return true;
+      id = null;
+    }
+    if (id === this.workspaceId) return true;
+    const dir = this.info.dir;
+    const what = id === null ? "was deleted" : "was deleted and created again";
+    this.gone =
+      `workspace ${workspace} ${what}; ${dir} keeps its files but is no longer synced: run afs unmount ${dir}, ` +
+      `then afs mount ${workspace} ${dir} to ${id === null ? "create it again from the directory" : "sync with the new one"}, or mount another workspace there`;
+    this.quiet();
+    this.again.clear();
+    this.held.clear();
+    this.info.state = "error";
+    this.info.lastError = this.gone;
+    await this.report().catch(() => {});
+    return false;
   }
 
   /** Writes this sync's account to the mount table (one row), for `afs status` in any process. */
@@ -245,7 +305,7 @@ export class Mount {
   }
 
   private schedule(delay = this.debounceMs): void {
-    if (this.timer || this.info.state === "stopped") return;
+    if (this.timer || this.info.state === "stopped" || this.gone) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.exclusive(async () => {
@@ -258,7 +318,7 @@ export class Mount {
 
   /** One round: what the watcher and the event log say changed, plus what waits. False when nothing moved. */
   private async round(): Promise<boolean> {
-    if (this.info.state === "stopped" || !this.watcher) return false;
+    if (this.info.state === "stopped" || this.gone || !this.watcher) return false;
     // What the watcher hands over waits in `again` until a round settles it: a round that fails
     // (the store unreachable, say) loses nothing.
     let waiting: string[] = [];
@@ -283,6 +343,7 @@ export class Mount {
       return fresh > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;
     } catch (e) {
       for (const p of waiting) this.again.add(p);
+      if (!(await this.workspaceLives())) return false;
       this.info.lastError = e instanceof Error ? e.message : String(e);
       this.info.state = "error";
       await this.report().catch(() => {});
