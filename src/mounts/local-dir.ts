@@ -1,12 +1,16 @@
 // The mounted directory as the sync sees it: versions read with one lstat when the stat is the one
 // last synced; writes atomic (temp file + rename in the same directory) and confined (every
-// ancestor must be a real directory inside DIR, checked again right before the rename).
+// ancestor must be a real directory inside DIR, and each write goes through its directory opened
+// and checked, so a symlink swapped in meanwhile is never written through).
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { constants, createWriteStream } from "node:fs";
 import {
   chmod,
+  type FileHandle,
   lstat,
   mkdir,
+  open,
+  readdir,
   readFile,
   readlink,
   realpath,
@@ -23,7 +27,7 @@ import { DIR_MODE, EXEC_MODE, FILE_MODE, SYMLINK_MODE } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
 import type { SyncedPath, SyncedVersion } from "../core/mount-state.js";
-import { ancestors, joinPath, parentOf, ROOT, segments } from "../core/paths.js";
+import { ancestors, baseName, joinPath, parentOf, ROOT, segments } from "../core/paths.js";
 import { type IgnoreScope, isIgnored, isSkippedName, listDir, scopesInside } from "../volume/dir-scan.js";
 import type { OpenFile } from "../volume/volume.js";
 import { hashFile } from "../workspace/blob-file.js";
@@ -161,6 +165,26 @@ export class LocalDir {
   }
 
   /**
+   * Whether the directory at `path` holds something and all of it stays local: ignored files,
+   * version-control internals, directories holding only such. Like git, such a directory is no
+   * content of its own (a folder removed remotely stays here for its build outputs, and is not
+   * uploaded again); an empty directory is content.
+   */
+  async keepsOnlyIgnored(path: string): Promise<boolean> {
+    const visit = async (dir: string, scopes: readonly IgnoreScope[]): Promise<boolean> => {
+      const names = await readdir(this.abs(dir)).catch(() => []);
+      if (names.length === 0) return false;
+      const { entries, scopes: inner } = await listDir(this.abs(dir), segments(dir).join("/"), scopes);
+      for (const e of entries) {
+        if (e.kind !== "dir" || !(await visit(joinPath(dir, e.name), inner))) return false;
+      }
+      return true;
+    };
+    if (path === ROOT || !(await this.reachable(path)) || (await this.diskStat(this.abs(path))) !== "dir") return false;
+    return visit(path, await this.scopesIn(parentOf(path)));
+  }
+
+  /**
    * Creates the missing ancestors of `path` one level at a time and returns its parent's absolute
    * path; refuses (CONFLICT) when an ancestor is a file or a symlink: nothing is written through one.
    */
@@ -175,23 +199,47 @@ export class LocalDir {
           path,
         });
       }
-      await mkdir(abs).catch(async (e: NodeJS.ErrnoException) => {
-        if (e.code !== "EEXIST" || !(await lstat(abs)).isDirectory()) throw e;
-      });
+      await this.inDir(parentOf(a), path, (dir) =>
+        mkdir(join(dir, baseName(a))).catch(async (e: NodeJS.ErrnoException) => {
+          if (e.code !== "EEXIST" || !(await lstat(abs)).isDirectory()) throw e;
+        }),
+      );
     }
-    const parent = this.abs(parentOf(path));
-    await this.confined(parent, path);
-    return parent;
+    return this.abs(parentOf(path));
   }
 
-  /** PERMISSION_DENIED when `dirAbs` does not really lie where it should (a symlink swapped in). */
-  private async confined(dirAbs: string, path: string): Promise<void> {
-    if ((await realpath(dirAbs)) !== dirAbs) {
-      throw new AfsError(
+  /**
+   * Runs `fn` on the directory `dir` (a volume path) pinned: on Linux `fn` gets
+   * /proc/self/fd/N of the directory opened and checked to lie at its own path inside the root,
+   * so a symlink swapped in on the way afterwards cannot redirect what `fn` does (the *at() system
+   * calls, which Node lacks, in effect). Elsewhere the path is checked and handed over as is.
+   * PERMISSION_DENIED when the directory does not lie where it should.
+   */
+  private async inDir<T>(dir: string, path: string, fn: (dirAbs: string) => Promise<T>): Promise<T> {
+    const dirAbs = this.abs(dir);
+    const refuse = (): AfsError =>
+      new AfsError(
         "PERMISSION_DENIED",
         `refusing to write ${path}: ${dirAbs} leads elsewhere (a symlink); nothing is written outside the mount`,
         { path },
       );
+    if (process.platform !== "linux") {
+      if ((await realpath(dirAbs)) !== dirAbs) throw refuse();
+      return fn(dirAbs);
+    }
+    let handle: FileHandle;
+    try {
+      handle = await open(dirAbs, constants.O_RDONLY | constants.O_DIRECTORY);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOTDIR") throw refuse();
+      throw e;
+    }
+    try {
+      const pinned = `/proc/self/fd/${handle.fd}`;
+      if ((await readlink(pinned)) !== dirAbs) throw refuse();
+      return await fn(pinned);
+    } finally {
+      await handle.close();
     }
   }
 
@@ -200,25 +248,26 @@ export class LocalDir {
    * (its stat string; null: nothing). `fill` writes the new content to the temp path given.
    */
   async place(path: string, expect: string | null, fill: (temp: string) => Promise<void>): Promise<Placed> {
-    const parent = await this.parentDir(path);
-    const abs = this.abs(path);
-    const temp = join(parent, tempName());
-    try {
-      await fill(temp);
-      if ((await this.diskStat(abs)) !== expect) return "changed";
-      await this.confined(parent, path);
-      if (expect === "dir") {
-        try {
-          await rmdir(abs);
-        } catch {
-          return "changed"; // something new inside: the next round sees it
+    await this.parentDir(path);
+    return this.inDir(parentOf(path), path, async (dir) => {
+      const abs = join(dir, baseName(path));
+      const temp = join(dir, tempName());
+      try {
+        await fill(temp);
+        if ((await this.diskStat(abs)) !== expect) return "changed";
+        if (expect === "dir") {
+          try {
+            await rmdir(abs);
+          } catch {
+            return "changed"; // something new inside: the next round sees it
+          }
         }
+        await rename(temp, abs);
+      } finally {
+        await rm(temp, { force: true });
       }
-      await rename(temp, abs);
-    } finally {
-      await rm(temp, { force: true });
-    }
-    return { disk: (await this.diskStat(abs)) ?? "" };
+      return { disk: (await this.diskStat(abs)) ?? "" };
+    });
   }
 
   /** Writes stored content (streamed) as a file with `mode`. */
@@ -236,13 +285,16 @@ export class LocalDir {
   /** Makes `path` a directory; "changed" when something else is there. */
   async makeDir(path: string): Promise<Placed> {
     await this.parentDir(path);
-    try {
-      await mkdir(this.abs(path));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      if ((await this.diskStat(this.abs(path))) !== "dir") return "changed";
-    }
-    return { disk: "dir" };
+    return this.inDir(parentOf(path), path, async (dir) => {
+      const abs = join(dir, baseName(path));
+      try {
+        await mkdir(abs);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+        if ((await this.diskStat(abs)) !== "dir") return "changed";
+      }
+      return { disk: "dir" };
+    });
   }
 
   /**
@@ -251,26 +303,27 @@ export class LocalDir {
    */
   async remove(path: string, expect: string): Promise<boolean> {
     if (!(await this.reachable(path))) return true;
-    const abs = this.abs(path);
-    const now = await this.diskStat(abs);
-    if (now === null) return true;
-    if (now !== expect) return false;
-    try {
-      if (now === "dir") await rmdir(abs);
-      else await unlink(abs);
-    } catch (e) {
-      if (missing(e)) return true;
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "ENOTEMPTY" || code === "EEXIST") return false;
-      throw e;
-    }
-    return true;
+    return this.inDir(parentOf(path), path, async (dir) => {
+      const abs = join(dir, baseName(path));
+      const now = await this.diskStat(abs);
+      if (now === null) return true;
+      if (now !== expect) return false;
+      try {
+        if (now === "dir") await rmdir(abs);
+        else await unlink(abs);
+      } catch (e) {
+        if (missing(e)) return true;
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === "ENOTEMPTY" || code === "EEXIST") return false;
+        throw e;
+      }
+      return true;
+    });
   }
 
   /** Renames what is at `path` (the entry itself, never followed) to `to` beside it. */
   async moveAside(path: string, to: string): Promise<void> {
-    await this.confined(this.abs(parentOf(path)), path);
-    await rename(this.abs(path), this.abs(to));
+    await this.inDir(parentOf(path), path, (dir) => rename(join(dir, baseName(path)), join(dir, baseName(to))));
   }
 }
 

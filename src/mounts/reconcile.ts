@@ -82,6 +82,8 @@ class Round {
   /** Uploads in path order, then removals of directories deepest first. */
   private readonly uploads: { change: SyncChange; after: SyncedPath | null }[] = [];
   private readonly dirRemovals: { change: SyncChange; after: null }[] = [];
+  /** Uploads that replace a workspace directory emptied by the removals before them. */
+  private readonly replacements: { change: SyncChange; after: SyncedPath | null }[] = [];
   private readonly localDirRemovals: { path: string }[] = [];
   /** Subtrees moved aside or failed this round: their paths wait for the next. */
   private readonly skipped: string[] = [];
@@ -127,7 +129,8 @@ class Round {
     if (this.policy === "refuse") return this.result;
     for (const { path } of this.localDirRemovals.reverse()) {
       const ok = await local.remove(path, "dir").catch(() => false);
-      if (!ok) this.result.again.push(path);
+      // What stays in it is ignored (build outputs): the directory stays with them, and that is done.
+      if (!ok && !(await local.keepsOnlyIgnored(path))) this.result.again.push(path);
     }
     await this.upload();
     await state.apply({ put: this.put, remove: this.drop });
@@ -148,6 +151,8 @@ class Round {
     const isDir = rv?.kind === "dir" || (await local.diskStat(local.abs(path))) === "dir";
     if (await local.ignored(path, isDir)) return;
     const l = await local.read(path, b);
+    // Nothing to sync in a directory that holds only ignored files, unless the other side has it.
+    if (l?.kind === "dir" && !b && !rv && (await local.keepsOnlyIgnored(path))) return;
     if (this.policy === "refuse") {
       if (l && rv && !sameVersion(l, rv)) this.result.differing.push(path);
       return;
@@ -169,6 +174,14 @@ class Round {
     }
     // Both moved, differently: never a silent loss.
     this.result.conflicts.push(path);
+    if (this.policy === "local" && !readonly && r && rv?.kind === "dir" && l) {
+      // The local file or symlink stays at the path; the workspace's directory is written beside it
+      // (uploaded next round) and removed from the path, its contents first, in this round's commit.
+      const copy = await this.copyRemoteDirAside(path);
+      this.ctx.conflictCopies.add(copy);
+      this.result.again.push(copy);
+      return this.uploadLocal(path, l, rv, "replacing");
+    }
     if (this.policy === "local" && !readonly && r && rv?.kind !== "dir") {
       // The local version stays at the path; the workspace's is written beside it (uploaded next round).
       const copy = await this.copyRemoteAside(path, r);
@@ -268,8 +281,46 @@ class Round {
     return to;
   }
 
+  /**
+   * The workspace's directory at `path` (walked this round) written beside it under a conflict
+   * name, and its contents queued for removal from the path; returns the copy's path. What was
+   * synced below the path and everything below it this round belongs to the directory moved aside.
+   */
+  private async copyRemoteDirAside(path: string): Promise<string> {
+    const { local, afs } = this.ctx;
+    const to = await this.conflictPath(path);
+    const below = [...this.remote.entries()].filter(([q]) => isWithin(q, path)).sort(([p], [q]) => (p < q ? -1 : 1));
+    for (const [q, s] of below) {
+      const at = q === path ? to : joinPath(to, q.slice(path.length + 1));
+      const placed =
+        s.kind === "dir"
+          ? await local.makeDir(at)
+          : s.kind === "symlink"
+            ? await local.placeSymlink(at, null, s.target ?? "")
+            : await local.placeFile(at, null, afs.mounts.openContent(s.sha256 as string, s.size), s.mode);
+      if (placed === "changed") throw new Error(`${at} appeared meanwhile`);
+      if (q === path) continue;
+      const change = { path: q, entry: null, expect: versionOfStat(s) };
+      if (s.kind === "dir") this.dirRemovals.push({ change, after: null });
+      else this.uploads.push({ change, after: null });
+    }
+    for (const q of this.base.keys()) {
+      if (q !== path && isWithin(q, path)) {
+        this.base.delete(q);
+        this.drop.push(q);
+      }
+    }
+    this.skipped.push(path);
+    return to;
+  }
+
   /** Queues the local version for upload, naming `rv` as the version it replaces. */
-  private async uploadLocal(path: string, l: LocalVersion | null, rv: SyncedVersion | null): Promise<void> {
+  private async uploadLocal(
+    path: string,
+    l: LocalVersion | null,
+    rv: SyncedVersion | null,
+    order: "in-order" | "replacing" = "in-order",
+  ): Promise<void> {
     const { afs, local } = this.ctx;
     if (!l) {
       const change = { path, entry: null, expect: rv };
@@ -298,12 +349,13 @@ class Round {
       version = { ...l, sha256: hash, size };
     }
     const op = this.ctx.conflictCopies.has(path) ? { op: "conflict" } : {};
-    this.uploads.push({ change: { path, entry, expect: rv, ...op }, after: row(path, version, l.disk) });
+    const upload = { change: { path, entry, expect: rv, ...op }, after: row(path, version, l.disk) };
+    (order === "replacing" ? this.replacements : this.uploads).push(upload);
   }
 
   private async upload(): Promise<void> {
     const { afs, workspace } = this.ctx;
-    const all = [...this.uploads, ...this.dirRemovals.reverse()];
+    const all = [...this.uploads, ...this.dirRemovals.reverse(), ...this.replacements];
     if (all.length === 0) return;
     const { outcomes, seqs } = await afs.mounts.commit(
       workspace,
