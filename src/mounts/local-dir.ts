@@ -146,11 +146,23 @@ export class LocalDir {
     return { kind: "file", sha256: hash, size, mode, disk };
   }
 
-  /** Every content path below `path` (a real directory), ignore rules applied, parents first. */
-  async below(path: string): Promise<string[]> {
+  /**
+   * Every content path below `path` (a real directory), ignore rules applied, parents first. A
+   * directory that cannot be listed (unreadable) is told to `unlisted` and left out with all below
+   * it; without `unlisted` its error is thrown.
+   */
+  async below(path: string, unlisted?: (dir: string, error: unknown) => void): Promise<string[]> {
     const out: string[] = [];
     const visit = async (dir: string, scopes: readonly IgnoreScope[]): Promise<void> => {
-      const { entries, scopes: inner } = await listDir(this.abs(dir), segments(dir).join("/"), scopes);
+      let listing: Awaited<ReturnType<typeof listDir>>;
+      try {
+        listing = await listDir(this.abs(dir), segments(dir).join("/"), scopes);
+      } catch (e) {
+        if (!unlisted) throw e;
+        unlisted(dir, e);
+        return;
+      }
+      const { entries, scopes: inner } = listing;
       for (const e of entries) {
         const p = joinPath(dir, e.name);
         out.push(p);

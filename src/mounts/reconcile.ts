@@ -97,6 +97,9 @@ class Round {
   async run(targets: Iterable<string>): Promise<RoundResult> {
     const { local, state } = this.ctx;
     const paths = new Set<string>();
+    // Directories that could not be listed: reported and tried again, nothing below them decided
+    // meanwhile (what the disk holds there is unknown, never taken for deleted).
+    const unlisted: { dir: string; e: unknown }[] = [];
     const wanted = recordTargets(targets);
     const tops = await this.ctx.afs.mounts.entries(
       this.ctx.workspace,
@@ -104,7 +107,7 @@ class Round {
     );
     for (const t of wanted) {
       if (t !== ROOT) paths.add(t);
-      for (const p of await local.below(t)) paths.add(p);
+      for (const p of await local.below(t, (dir, e) => unlisted.push({ dir, e }))) paths.add(p);
       const top = tops.get(t);
       if (top) this.remote.set(t, top);
       if (t === ROOT || top?.kind === "dir") {
@@ -118,6 +121,7 @@ class Round {
         if (r.path !== ROOT) paths.add(r.path);
       }
     }
+    for (const { dir, e } of unlisted) this.fail(dir, e);
     for (const path of [...paths].sort()) {
       if (this.skipped.some((s) => isWithin(path, s))) continue;
       try {

@@ -144,6 +144,9 @@ export class DirWatcher {
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === "ENOENT" || code === "ENOTDIR") return; // gone again: its parent's event covers it
+        // Not readable (chmod 000): nothing in it can be recorded now either; its parent's watch hears
+        // the permission change (an attribute event for its name), and it is watched then.
+        if (code === "EACCES" || code === "EPERM") return;
         this.broken = true; // e.g. ENOSPC: the inotify watch limit (fs.inotify.max_user_watches)
         return;
       }

@@ -22,6 +22,7 @@ let named = 0;
 export class World {
   private readonly cleanups: (() => Promise<void>)[] = [];
   readonly machines: Machine[] = [];
+  private readonly deferred: (() => Promise<void>)[] = [];
 
   constructor(private readonly storeUrl: (home: string) => string) {}
 
@@ -39,6 +40,11 @@ export class World {
     return m;
   }
 
+  /** Runs `fn` when the world closes, after the mounts stop and before the directories go. */
+  defer(fn: () => Promise<void>): void {
+    this.deferred.push(fn);
+  }
+
   workspace(): string {
     return `mnt-${process.pid}-${++named}`;
   }
@@ -53,6 +59,7 @@ export class World {
       await m.mount?.stop().catch(() => {});
       await m.afs.close().catch(() => {});
     }
+    for (const fn of this.deferred.splice(0)) await fn();
     for (const c of this.cleanups.splice(0)) await c();
   }
 }
