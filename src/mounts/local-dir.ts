@@ -44,6 +44,12 @@ export type Placed = { disk: string } | "changed";
 /** Files up to this size are read whole: a streamed read allocates buffers of megabytes for each. */
 export const SMALL_FILE = 1024 * 1024;
 
+/** How many times a read starts over when the file vanishes under it. */
+const READ_ATTEMPTS = 3;
+
+/** The directory a write goes into vanished meanwhile: the disk moved on, the next round looks again. */
+class DirGone extends Error {}
+
 const tempName = (): string => `.afs-${randomBytes(8).toString("hex")}.tmp`;
 
 const missing = (e: unknown): boolean => {
@@ -120,6 +126,17 @@ export class LocalDir {
    * socket or device). A stat equal to `base`'s means `base`'s version without reading the file.
    */
   async read(path: string, base?: SyncedPath | null): Promise<LocalVersion | null> {
+    // A file removed or replaced between its lstat and the read of its content is looked at anew.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.readOnce(path, base);
+      } catch (e) {
+        if (!missing(e) || attempt >= READ_ATTEMPTS) throw e;
+      }
+    }
+  }
+
+  private async readOnce(path: string, base?: SyncedPath | null): Promise<LocalVersion | null> {
     if (!(await this.reachable(path))) return null;
     const abs = this.abs(path);
     let st: Awaited<ReturnType<typeof lstat>>;
@@ -213,6 +230,7 @@ export class LocalDir {
       }
       await this.inDir(parentOf(a), path, (dir) =>
         mkdir(join(dir, baseName(a))).catch(async (e: NodeJS.ErrnoException) => {
+          if (e.code === "ENOENT") throw new DirGone(`${abs}'s directory vanished`);
           if (e.code !== "EEXIST" || !(await lstat(abs)).isDirectory()) throw e;
         }),
       );
@@ -243,12 +261,18 @@ export class LocalDir {
     try {
       handle = await open(dirAbs, constants.O_RDONLY | constants.O_DIRECTORY);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOTDIR") throw refuse();
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOTDIR") throw refuse();
+      if (code === "ENOENT") throw new DirGone(`${dirAbs} vanished`);
       throw e;
     }
     try {
       const pinned = `/proc/self/fd/${handle.fd}`;
-      if ((await readlink(pinned)) !== dirAbs) throw refuse();
+      if ((await readlink(pinned)) !== dirAbs) {
+        // Opened through a symlink, or moved or removed since: only a link on the way now is refused.
+        const now = await realpath(dirAbs).catch(() => null);
+        throw now === null || now === dirAbs ? new DirGone(`${dirAbs} moved`) : refuse();
+      }
       return await fn(pinned);
     } finally {
       await handle.close();
@@ -260,25 +284,32 @@ export class LocalDir {
    * (its stat string; null: nothing). `fill` writes the new content to the temp path given.
    */
   async place(path: string, expect: string | null, fill: (temp: string) => Promise<void>): Promise<Placed> {
-    await this.parentDir(path);
-    return this.inDir(parentOf(path), path, async (dir) => {
-      const abs = join(dir, baseName(path));
-      const temp = join(dir, tempName());
-      try {
-        await fill(temp);
-        if ((await this.diskStat(abs)) !== expect) return "changed";
-        if (expect === "dir") {
-          try {
-            await rmdir(abs);
-          } catch {
-            return "changed"; // something new inside: the next round sees it
+    return this.unlessGone("changed", async () => {
+      await this.parentDir(path);
+      return this.inDir(parentOf(path), path, async (dir) => {
+        const abs = join(dir, baseName(path));
+        const temp = join(dir, tempName());
+        try {
+          // Written into the directory opened: one removed meanwhile takes no new entries (ENOENT).
+          await fill(temp).catch((e: unknown) => {
+            throw missing(e) ? new DirGone(`${dir} vanished`) : e;
+          });
+          if ((await this.diskStat(abs)) !== expect) return "changed";
+          if (expect === "dir") {
+            try {
+              await rmdir(abs);
+            } catch {
+              return "changed"; // something new inside: the next round sees it
+            }
           }
+          await rename(temp, abs).catch((e: unknown) => {
+            throw missing(e) ? new DirGone(`${dir} vanished`) : e;
+          });
+        } finally {
+          await rm(temp, { force: true });
         }
-        await rename(temp, abs);
-      } finally {
-        await rm(temp, { force: true });
-      }
-      return { disk: (await this.diskStat(abs)) ?? "" };
+        return { disk: (await this.diskStat(abs)) ?? "" };
+      });
     });
   }
 
@@ -296,17 +327,29 @@ export class LocalDir {
 
   /** Makes `path` a directory; "changed" when something else is there. */
   async makeDir(path: string): Promise<Placed> {
-    await this.parentDir(path);
-    return this.inDir(parentOf(path), path, async (dir) => {
-      const abs = join(dir, baseName(path));
-      try {
-        await mkdir(abs);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-        if ((await this.diskStat(abs)) !== "dir") return "changed";
-      }
-      return { disk: "dir" };
+    return this.unlessGone("changed", async () => {
+      await this.parentDir(path);
+      return this.inDir(parentOf(path), path, async (dir) => {
+        const abs = join(dir, baseName(path));
+        try {
+          await mkdir(abs);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+          if ((await this.diskStat(abs)) !== "dir") return "changed";
+        }
+        return { disk: "dir" };
+      });
     });
+  }
+
+  /** `fn`'s result, or `gone` when a directory it writes into vanished meanwhile. */
+  private async unlessGone<T>(gone: T, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof DirGone) return gone;
+      throw e;
+    }
   }
 
   /**
@@ -315,27 +358,42 @@ export class LocalDir {
    */
   async remove(path: string, expect: string): Promise<boolean> {
     if (!(await this.reachable(path))) return true;
-    return this.inDir(parentOf(path), path, async (dir) => {
-      const abs = join(dir, baseName(path));
-      const now = await this.diskStat(abs);
-      if (now === null) return true;
-      if (now !== expect) return false;
-      try {
-        if (now === "dir") await rmdir(abs);
-        else await unlink(abs);
-      } catch (e) {
-        if (missing(e)) return true;
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === "ENOTEMPTY" || code === "EEXIST") return false;
-        throw e;
-      }
-      return true;
-    });
+    return this.unlessGone(true, () =>
+      this.inDir(parentOf(path), path, async (dir) => {
+        const abs = join(dir, baseName(path));
+        const now = await this.diskStat(abs);
+        if (now === null) return true;
+        if (now !== expect) return false;
+        try {
+          if (now === "dir") await rmdir(abs);
+          else await unlink(abs);
+        } catch (e) {
+          if (missing(e)) return true;
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === "ENOTEMPTY" || code === "EEXIST") return false;
+          throw e;
+        }
+        return true;
+      }),
+    );
   }
 
-  /** Renames what is at `path` (the entry itself, never followed) to `to` beside it. */
-  async moveAside(path: string, to: string): Promise<void> {
-    await this.inDir(parentOf(path), path, (dir) => rename(join(dir, baseName(path)), join(dir, baseName(to))));
+  /**
+   * Renames what is at `path` (the entry itself, never followed) to `to` beside it; false when
+   * nothing is there any more (removed meanwhile).
+   */
+  async moveAside(path: string, to: string): Promise<boolean> {
+    return this.unlessGone(false, () =>
+      this.inDir(parentOf(path), path, (dir) =>
+        rename(join(dir, baseName(path)), join(dir, baseName(to))).then(
+          () => true,
+          (e: unknown) => {
+            if (missing(e)) return false;
+            throw e;
+          },
+        ),
+      ),
+    );
   }
 }
 

@@ -4,6 +4,7 @@
 // moved: the workspace's version stays at the path and the local one is kept beside it.
 import { readFile, readlink } from "node:fs/promises";
 import type { Entry } from "../core/entry.js";
+import { isAfsError } from "../core/errors.js";
 import type { MountState } from "../core/mount-state.js";
 import { type SyncedPath, type SyncedVersion, sameVersion } from "../core/mount-state.js";
 import { baseName, isWithin, joinPath, parentOf, ROOT } from "../core/paths.js";
@@ -111,9 +112,17 @@ class Round {
       const top = tops.get(t);
       if (top) this.remote.set(t, top);
       if (t === ROOT || top?.kind === "dir") {
-        for await (const s of this.volume.walk(t)) {
-          this.remote.set(s.path, s);
-          paths.add(s.path);
+        try {
+          for await (const s of this.volume.walk(t)) {
+            this.remote.set(s.path, s);
+            paths.add(s.path);
+          }
+        } catch (e) {
+          if (!isAfsError(e) || e.code !== "NOT_FOUND") throw e;
+          // Removed in the workspace since its entry was read: nothing decided below it this round;
+          // the removal's event brings it back next round.
+          this.skipped.push(t);
+          this.result.again.push(t);
         }
       }
       for (const r of await state.under(t)) {
@@ -194,7 +203,11 @@ class Round {
       return this.uploadLocal(path, l, rv);
     }
     const moved = await this.conflictPath(path);
-    await local.moveAside(path, moved);
+    if (!(await local.moveAside(path, moved))) {
+      this.result.conflicts.pop();
+      this.result.again.push(path); // removed meanwhile: looked at anew next round
+      return;
+    }
     this.ctx.conflictCopies.add(moved);
     this.result.again.push(moved);
     // What was synced below the path belonged to the version moved aside: the workspace's comes anew.
@@ -345,10 +358,20 @@ class Round {
       // Stored as read now: a file changed since its hash was taken uploads its newer bytes (and
       // keeps the older stat, so the next round reads it again and finds nothing new).
       const abs = local.abs(path);
-      const small = l.size <= SMALL_FILE ? await readFile(abs) : null;
-      const { hash, size } = small
-        ? { hash: await afs.mounts.storeBytes(small), size: small.length }
-        : await afs.mounts.storeFile(abs);
+      let stored: { hash: string; size: number };
+      try {
+        const small = l.size <= SMALL_FILE ? await readFile(abs) : null;
+        stored = small
+          ? { hash: await afs.mounts.storeBytes(small), size: small.length }
+          : await afs.mounts.storeFile(abs);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "ENOTDIR") throw e;
+        // Removed since it was read: the next round sees what is there now.
+        this.result.again.push(path);
+        return;
+      }
+      const { hash, size } = stored;
       entry = { kind: "file", hash, size, mode: l.mode, mtime: now };
       version = { ...l, sha256: hash, size };
     }
