@@ -338,6 +338,8 @@ export class Mount {
       this.note(result);
       await this.saveSeq(seq);
       if (this.info.state === "error") this.info.state = "running";
+      // Everything settled: an error reported earlier (a file unreadable then, the store away) is over.
+      if (result.errors.length === 0 && this.again.size === 0) this.info.lastError = null;
       await this.report();
       // Only waiting paths, and none settled: another round now would find the same.
       return fresh > 0 || result.uploaded + result.downloaded + result.conflicts.length > 0;

@@ -38,6 +38,7 @@ describe.runIf(storeEnabled("redis"))("mounts across a Redis restart", () => {
       30_000,
     );
     await until(() => a.mount?.status().state === "running", "a to recover");
+    await until(() => a.mount?.status().lastError === null, "a's outage error cleared once in step");
     expect(await tree(b.dir)).toEqual(await tree(a.dir));
   });
 });

@@ -62,6 +62,8 @@ for (const storeName of STORE_NAMES) {
         return t["secret.txt"] === "secret" && t["locked/inside.txt"] === "inside";
       }, "the files on b once readable");
       await until(() => a.mount?.status().pending === 0, "nothing pending on a");
+      // Settled: the error is over, and no longer shown.
+      await until(() => a.mount?.status().lastError === null, "the error cleared");
       expect(a.mount?.status().state).toBe("running");
       expect(await tree(b.dir)).toEqual(await tree(a.dir));
     });
