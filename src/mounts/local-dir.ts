@@ -124,19 +124,24 @@ export class LocalDir {
   /**
    * The version at `path`, or null (nothing there, an ancestor that is not a real directory, or a
    * socket or device). A stat equal to `base`'s means `base`'s version without reading the file.
+   * A large file differing in size from both `base` and `other` (the workspace's) has no hash yet.
    */
-  async read(path: string, base?: SyncedPath | null): Promise<LocalVersion | null> {
+  async read(path: string, base?: SyncedPath | null, other?: SyncedVersion | null): Promise<LocalVersion | null> {
     // A file removed or replaced between its lstat and the read of its content is looked at anew.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.readOnce(path, base);
+        return await this.readOnce(path, base, other);
       } catch (e) {
         if (!missing(e) || attempt >= READ_ATTEMPTS) throw e;
       }
     }
   }
 
-  private async readOnce(path: string, base?: SyncedPath | null): Promise<LocalVersion | null> {
+  private async readOnce(
+    path: string,
+    base?: SyncedPath | null,
+    other?: SyncedVersion | null,
+  ): Promise<LocalVersion | null> {
     if (!(await this.reachable(path))) return null;
     const abs = this.abs(path);
     let st: Awaited<ReturnType<typeof lstat>>;
@@ -159,6 +164,10 @@ export class LocalDir {
     if (!st.isFile()) return null;
     const mode = Number(st.mode) & 0o111 ? EXEC_MODE : FILE_MODE;
     const size = Number(st.size);
+    // A large file whose size is neither the synced one's nor `other`'s differs from both: its hash
+    // comes from storing it (one pass over its bytes instead of two).
+    const sizes = [base, other].flatMap((v) => (v?.kind === "file" ? [v.size] : []));
+    if (size > SMALL_FILE && !sizes.includes(size)) return { kind: "file", sha256: null, size, mode, disk };
     const hash = size <= SMALL_FILE ? sha256(await readFile(abs)) : await hashFile(abs);
     return { kind: "file", sha256: hash, size, mode, disk };
   }

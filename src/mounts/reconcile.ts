@@ -163,7 +163,7 @@ class Round {
     const rv = versionOfStat(r);
     const isDir = rv?.kind === "dir" || (await local.diskStat(local.abs(path))) === "dir";
     if (await local.ignored(path, isDir)) return;
-    const l = await local.read(path, b);
+    const l = await local.read(path, b, rv);
     // Nothing to sync in a directory that holds only ignored files, unless the other side has it.
     if (l?.kind === "dir" && !b && !rv && (await local.keepsOnlyIgnored(path))) return;
     if (this.policy === "refuse") {
