@@ -111,7 +111,7 @@ export async function stopMountProcess(pid: number, dir: string): Promise<void> 
 const lockFile = (home: string, id: string): string => join(mountsDir(home), `${id}.lock`);
 
 /** One process per directory: the lock file names the process; one left by a process now gone is taken over. */
-async function claim(home: string, id: string, dir: string): Promise<() => Promise<void>> {
+export async function claim(home: string, id: string, dir: string): Promise<() => Promise<void>> {
   const file = lockFile(home, id);
   await mkdir(mountsDir(home), { recursive: true });
   for (let attempt = 0; ; attempt++) {
@@ -147,6 +147,8 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
   process.once("SIGTERM", () => requestStop());
   process.once("SIGINT", () => requestStop());
   process.on("SIGHUP", () => {});
+  let mount: Mount | undefined;
+  answerFlushRequests(() => mount, log);
   const report = (m: StartReport): void => {
     // Nobody to tell when started by hand, or when `afs mount` has gone (Ctrl-C).
     if (!process.send || !process.connected) return;
@@ -157,7 +159,6 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
 
   const id = mountId(options.dir);
   let release: (() => Promise<void>) | undefined;
-  let mount: Mount;
   try {
     release = await claim(afs.home, id, options.dir);
     mount = await Mount.start(afs, options);
@@ -182,15 +183,68 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
     throw err;
   }
   log(`${new Date().toISOString()} mounted ${options.workspace} on ${options.dir} (pid ${process.pid}): in step`);
-  report({ ok: true, status: { ...mount.status(), pid: process.pid } });
+  report({ ok: true, status: { ...(mount as Mount).status(), pid: process.pid } });
   // The watcher and the event follower do not hold the event loop open: this process lives until told to stop.
   const keepAlive = setInterval(() => {}, 2 ** 30);
   await stopRequested;
   clearInterval(keepAlive);
   try {
-    const final = await mount.stop();
+    const final = await (mount as Mount).stop();
     log(`${new Date().toISOString()} stopped: ${final.pending} pending, ${final.conflicts} conflicts`);
   } finally {
     await release();
+  }
+}
+
+/**
+ * Makes this process answer flush requests (requestFlush, from `afs acp` on the same directory):
+ * upload and apply what is pending now; the report the flush writes tells the asker it is done.
+ * Every process that runs a mount answers them (SIGUSR2 would otherwise end it). Returns the off switch.
+ */
+export function answerFlushRequests(mount: () => Mount | undefined, log: (line: string) => void): () => void {
+  const onRequest = (): void =>
+    void mount()
+      ?.flush()
+      .catch((e: unknown) => log(`afs: a requested flush failed: ${e instanceof Error ? e.message : String(e)}`));
+  process.on("SIGUSR2", onRequest);
+  return () => process.off("SIGUSR2", onRequest);
+}
+
+/** How long a flush request waits for the mount process to have uploaded and applied what was pending. */
+const FLUSH_WAIT_MS = 120_000;
+
+/**
+ * Asks the mount process `pid` (syncing mount `id`) to flush, and resolves once it has: a flush it
+ * began after this request finished (its report's flushedAt). Changes made to either side before
+ * the request are then in step.
+ */
+export async function requestFlush(afs: Afs, id: string, pid: number, dir: string): Promise<void> {
+  // A flush asked for later than this (by a clock tick at least) began after every change made so far.
+  const asked = Date.now();
+  await sleep(2);
+  try {
+    process.kill(pid, "SIGUSR2");
+  } catch {
+    throw new AfsError("IO_ERROR", `the sync of ${dir} (pid ${pid}) has stopped; mount it again with afs mount`, {
+      dir,
+      pid,
+    });
+  }
+  for (const deadline = Date.now() + FLUSH_WAIT_MS; ; await sleep(10)) {
+    const flushed = (await afs.mounts.get(id))?.report?.flushedAt ?? 0;
+    if (flushed > asked) return;
+    if (!mountProcessAlive(pid)) {
+      throw new AfsError("IO_ERROR", `the sync of ${dir} (pid ${pid}) ended before it flushed; see afs status`, {
+        dir,
+        pid,
+      });
+    }
+    if (Date.now() > deadline) {
+      throw new AfsError(
+        "TIMEOUT",
+        `the sync of ${dir} (pid ${pid}) did not flush within ${FLUSH_WAIT_MS / 1000} s; see afs status and its log ${logFile(afs.home, id)}`,
+        { dir, pid },
+      );
+    }
   }
 }

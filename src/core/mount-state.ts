@@ -41,6 +41,8 @@ export interface MountReport {
   conflicts: number;
   lastSync: number | null;
   lastError: string | null;
+  /** When the last finished flush was asked for (a flush request waits until this passes its time). */
+  flushedAt?: number | null;
   /** When this report was written (ms since the epoch). */
   at: number;
 }

@@ -52,6 +52,8 @@ export interface MountStatus {
   /** When the last round ended (ms since the epoch). */
   lastSync: number | null;
   lastError: string | null;
+  /** When the last flush that finished was asked for (ms since the epoch): what a flush request waits to see. */
+  flushedAt: number | null;
 }
 
 const MAX_FLUSH_ROUNDS = 20;
@@ -95,6 +97,7 @@ export class Mount {
       downloaded: 0,
       lastSync: null,
       lastError: null,
+      flushedAt: null,
     };
   }
 
@@ -133,14 +136,6 @@ export class Mount {
         throw e;
       },
     );
-    const attached = exists ? await afs.attachments.directory(workspace) : null;
-    if (attached) {
-      throw new AfsError(
-        "INVALID_ARGUMENT",
-        `workspace ${workspace} is attached to ${attached} (afs acp), whose directory is its live state; detach it first, or mount another workspace`,
-        { workspace, dir: attached },
-      );
-    }
     const readonly = options.readonly ?? false;
     if (!exists && readonly) {
       throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist; a read-only mount needs one to follow`, {
@@ -200,8 +195,13 @@ export class Mount {
 
   /** Uploads what is pending and applies what arrived, until both sides agree (or 20 rounds pass). */
   async flush(): Promise<MountStatus> {
+    // Taken before the rounds: every change made before the flush was asked for is in them.
+    const asked = Date.now();
     await this.exclusive(async () => {
       for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
+      this.info.flushedAt = Math.max(this.info.flushedAt ?? 0, asked);
+      // Another process waiting on this flush (see requestFlush) learns it from the report.
+      await this.report();
     });
     return this.status();
   }
@@ -232,6 +232,7 @@ export class Mount {
       conflicts: s.conflicts,
       lastSync: s.lastSync,
       lastError: s.lastError,
+      flushedAt: s.flushedAt,
       at: Date.now(),
     };
     await this.afs.mounts.report(s.id, report);
