@@ -40,16 +40,16 @@ export class SessionMount {
     const id = mountId(real);
     const known = await afs.mounts.get(id);
     const workspace = checkName("workspace", options.workspace ?? known?.workspace ?? workspaceNameFor(real));
+    if (known && known.workspace !== workspace) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `${real} is mounted on workspace ${known.workspace}; run afs acp -w ${known.workspace}, or unmount it first (afs unmount ${real})`,
+        { dir: real, workspace: known.workspace },
+      );
+    }
     const pid = known?.report?.pid;
     if (known && pid !== process.pid && known.report?.state !== "stopped" && mountProcessAlive(pid)) {
       // Already kept in step by another process: one sync per directory, so that one flushes for us.
-      if (known.workspace !== workspace) {
-        throw new AfsError(
-          "ALREADY_EXISTS",
-          `${real} is mounted on workspace ${known.workspace} (pid ${pid}); run afs acp -w ${known.workspace}, or unmount it first (afs unmount ${real})`,
-          { dir: real, workspace: known.workspace, pid },
-        );
-      }
       if (known.readonly) {
         throw new AfsError(
           "INVALID_ARGUMENT",
@@ -58,7 +58,6 @@ export class SessionMount {
         );
       }
       const flush = () => requestFlush(afs, id, pid, real);
-      await flush();
       return new SessionMount(afs, workspace, real, null, flush, async () => {});
     }
     const release = await claim(afs.home, id, real);
