@@ -8,7 +8,14 @@ import { globals, type Io, workspaceOption } from "../context.js";
 import { leaf } from "./leaf.js";
 
 export function registerAcp(program: Command, io: Io): void {
-  workspaceOption(leaf(program, "acp", "run an ACP agent on a directory, every turn checkpointed", false))
+  workspaceOption(
+    leaf(
+      program,
+      "acp",
+      "run an ACP agent on a directory, mounted on its workspace for the session, every turn checkpointed",
+      false,
+    ),
+  )
     .usage("[options] -- AGENT [ARGS...]")
     .argument("<agent...>", "the agent's command line, after --")
     .option("--dir <dir>", "the project directory the agent works in (default: the current directory)")
