@@ -291,6 +291,12 @@ describe("afs acp", () => {
       const other = c.run(["acp", "--dir", bg, "-w", "elsewhere", "--approve", "allow", "--prompt", "[]", ...AGENT]);
       expect(other.status).toBe(4);
       expect(other.stderr).toContain("mounted on workspace bg");
+      // Mounted read-only, the agent's changes would not be kept: refused, saying so.
+      c.ok(["unmount", bg]);
+      c.ok(["mount", "bg", bg, "--readonly"]);
+      const readonly = acpTurn([], [], {}, bg);
+      expect(readonly.status).not.toBe(0);
+      expect(readonly.stderr).toContain("read-only");
     } finally {
       c.ok(["unmount", bg]);
     }
