@@ -41,8 +41,12 @@ export interface MountReport {
   conflicts: number;
   lastSync: number | null;
   lastError: string | null;
-  /** When the last finished flush was asked for (a flush request waits until this passes its time). */
-  flushedAt?: number | null;
+  /**
+   * When the newest flush began (ms since the epoch): every change on disk made before then has
+   * been looked at (uploaded, or counted in `pending`). Lets another process ask for a flush and
+   * know when it has been answered (`afs run`).
+   */
+  flushed?: number | null;
   /** When this report was written (ms since the epoch). */
   at: number;
 }

@@ -52,8 +52,8 @@ export interface MountStatus {
   /** When the last round ended (ms since the epoch). */
   lastSync: number | null;
   lastError: string | null;
-  /** When the last flush that finished was asked for (ms since the epoch): what a flush request waits to see. */
-  flushedAt: number | null;
+  /** When the newest flush began (ms since the epoch): what changed on disk before then has been looked at. */
+  flushed: number | null;
 }
 
 const MAX_FLUSH_ROUNDS = 20;
@@ -97,7 +97,7 @@ export class Mount {
       downloaded: 0,
       lastSync: null,
       lastError: null,
-      flushedAt: null,
+      flushed: null,
     };
   }
 
@@ -193,14 +193,17 @@ export class Mount {
     return { ...this.info, conflictPaths: [...this.info.conflictPaths], pending: this.again.size + this.held.size };
   }
 
-  /** Uploads what is pending and applies what arrived, until both sides agree (or 20 rounds pass). */
+  /**
+   * Uploads what is pending and applies what arrived, until both sides agree (or 20 rounds pass).
+   * Every change made on disk before the flush begins is looked at, settled or not: the watcher's
+   * take() waits for what the kernel has yet to deliver, whatever the debounce.
+   */
   async flush(): Promise<MountStatus> {
-    // Taken before the rounds: every change made before the flush was asked for is in them.
-    const asked = Date.now();
     await this.exclusive(async () => {
+      // Stamped when the flush begins, after whatever ran before it: this is what it vouches for.
+      const began = Date.now();
       for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
-      this.info.flushedAt = Math.max(this.info.flushedAt ?? 0, asked);
-      // Another process waiting on this flush (see requestFlush) learns it from the report.
+      this.info.flushed = began;
       await this.report();
     });
     return this.status();
@@ -232,7 +235,7 @@ export class Mount {
       conflicts: s.conflicts,
       lastSync: s.lastSync,
       lastError: s.lastError,
-      flushedAt: s.flushedAt,
+      flushed: s.flushed,
       at: Date.now(),
     };
     await this.afs.mounts.report(s.id, report);
