@@ -35,6 +35,11 @@ export interface AfsOptions {
   store?: string;
   /** Recorded on events and checkpoints; default AFS_ACTOR, else the OS user. */
   actor?: string;
+  /**
+   * Recorded beside the actor on every event: which way into afs changes come ("cli", "mcp",
+   * "acp", "broker", "mount"…); default "engine". A volume may name its own (workspaces.volume).
+   */
+  surface?: string;
   /** Where the AFS_* settings come from, read once here; default this process's environment. */
   env?: Env;
   /** The directory a relative home or SQLite store path is taken from; default this process's. */
@@ -74,7 +79,15 @@ export class Afs {
     try {
       // Every new directory points at the empty tree; keeping it stored makes that always valid.
       await store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
-      return new Afs(createEngine(home, store, options.actor ?? settings.actor ?? safeUser(), settings, cwd));
+      return new Afs(
+        createEngine(
+          home,
+          store,
+          { actor: options.actor ?? settings.actor ?? safeUser(), surface: options.surface ?? "engine" },
+          settings,
+          cwd,
+        ),
+      );
     } catch (e) {
       await store.close().catch(() => undefined);
       throw e;

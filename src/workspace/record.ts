@@ -108,7 +108,7 @@ export async function recordDirectory(
           expectRevision: snap.revision,
           clearUnder: rec.clearUnder,
           set: rec.rows,
-          events: rec.events.map((e) => ({ ...e, actor: ctx.actor })),
+          events: rec.events.map((e) => ({ ...e, actor: ctx.actor, surface: ctx.surface })),
         }),
       );
       return revision === RETRY ? RETRY : { ...counts, revision };
@@ -202,7 +202,7 @@ type Ancestry = { scopes: IgnoreScope[] } | { blocked: string };
 class Recording {
   readonly rows: OverlayRow[] = [];
   readonly clearUnder: string[] = [];
-  readonly events: Omit<EventInput, "actor">[] = [];
+  readonly events: Omit<EventInput, "actor" | "surface">[] = [];
   readonly writer = new TreeWriter();
   readonly counts = { added: 0, modified: 0, deleted: 0, examined: 0 };
   private readonly ancestry = new Map<string, Promise<Ancestry>>();

@@ -32,7 +32,7 @@ const MAX_SYMLINK_HOPS = 16;
 
 interface Planned {
   set: OverlayRow[];
-  events: Omit<EventInput, "actor">[];
+  events: Omit<EventInput, "actor" | "surface">[];
   clearUnder?: string[];
   result: Omit<MutationResult, "revision">;
 }
@@ -47,6 +47,7 @@ export class WorkspaceVolume implements Volume {
     private readonly caches: { listings: SubtreeListings; blobs: BlobCache; writers: KeyedLock },
     readonly workspace: string,
     private readonly actor: string,
+    private readonly surface: string,
   ) {
     this.label = `workspace ${workspace}`;
   }
@@ -322,7 +323,7 @@ export class WorkspaceVolume implements Volume {
               expectRevision: snap.revision,
               clearUnder: planned.clearUnder,
               set: planned.set,
-              events: planned.events.map((e) => ({ ...e, actor: this.actor })),
+              events: planned.events.map((e) => ({ ...e, actor: this.actor, surface: this.surface })),
             }),
           );
           return revision === RETRY ? RETRY : { ...planned.result, revision };

@@ -32,6 +32,7 @@ const event = (path: string, op = "write"): EventInput => ({
   oldHash: null,
   newHash: sha256(path),
   actor: "tester",
+  surface: "test",
 });
 
 function checkpoint(workspace: string, name: string, over: Partial<CheckpointRecord> = {}): CheckpointRecord {
@@ -453,7 +454,14 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
           checkpoint: cp,
           head: cp.id,
           clearOverlay: true,
-          event: { op: "checkpoint", path: "/", oldHash: initial.root, newHash: cp.root, actor: "tester" },
+          event: {
+            op: "checkpoint",
+            path: "/",
+            oldHash: initial.root,
+            newHash: cp.root,
+            actor: "tester",
+            surface: "test",
+          },
         });
         expect(revision).toBe(2);
         expect(await store.getWorkspace("ws")).toMatchObject({ head: cp.id, revision: 2 });
@@ -467,6 +475,7 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
             oldHash: initial.root,
             newHash: cp.root,
             actor: "tester",
+            surface: "test",
             workspace: "ws",
             seq: 2,
             time: expect.any(Number),
@@ -653,7 +662,7 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
           checkpoint: cp,
           head: cp.id,
           clearOverlay: true,
-          event: { op: "checkpoint", path: "/", oldHash: null, newHash: cp.root, actor: "tester" },
+          event: { op: "checkpoint", path: "/", oldHash: null, newHash: cp.root, actor: "tester", surface: "test" },
         });
         await commitRows("src", [
           { path: "/d/b", entry: file("b", 7) },

@@ -16,7 +16,14 @@ import { openRedis, storeEnabled } from "./stores.js";
 
 const EMPTY_ROOT = sha256("[]");
 const fileEntry = (s: string) => ({ kind: "file" as const, hash: sha256(s), size: s.length, mode: 0o644, mtime: 5 });
-const ev = (path: string) => ({ op: "write", path, oldHash: null, newHash: sha256(path), actor: "tester" });
+const ev = (path: string) => ({
+  op: "write",
+  path,
+  oldHash: null,
+  newHash: sha256(path),
+  actor: "tester",
+  surface: "test",
+});
 
 function checkpoint(workspace: string, name: string): CheckpointRecord {
   return {
@@ -341,6 +348,25 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     }
     expect((await store.getToken("t1"))?.revokedAt).toBe(5);
     expect(await store.commit("ws", { expectRevision: 1, set: [], events: [ev("/c")] })).toBe(2);
+  });
+
+  it("reads an event written before surfaces were recorded as from an unknown surface", async () => {
+    const p = prefix();
+    const store = await open(p);
+    await seed(store);
+    const raw = createClient({ url: server.url, RESP: 2 });
+    await raw.connect();
+    try {
+      // An event as the layout before surfaces wrote it, and the revision that goes with it.
+      const old = ["op", "write", "path", "/a", "old", "", "new", "", "actor", "tester", "time", "5"];
+      await raw.sendCommand(["XADD", `${p}:{ws:ws}:ev`, "1-0", ...old]);
+      await raw.sendCommand(["HSET", `${p}:{ws:ws}:meta`, "revision", "1"]);
+    } finally {
+      await raw.close();
+    }
+    expect(await store.listEvents("ws", 0, 10)).toMatchObject([{ seq: 1, actor: "tester", surface: "unknown" }]);
+    await store.commit("ws", { expectRevision: 1, set: [], events: [ev("/b")] });
+    expect((await store.listEvents("ws", 1, 10)).map((e) => e.surface)).toEqual(["test"]);
   });
 
   it("skips a template mark whose workspace is gone, lets its slug go, and drops it when the name returns", async () => {

@@ -64,7 +64,7 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
     const real = await realpath(dir).catch(() => {
       throw new AfsError("NOT_FOUND", `root directory ${dir} does not exist`, { dir });
     });
-    const volume = await LocalDirVolume.open(dir, { actor: "broker" });
+    const volume = await LocalDirVolume.open(dir, { actor: "broker", surface: "broker" });
     root = {
       uri: pathToFileURL(dir).href,
       readOnly,
@@ -77,7 +77,7 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
   } else {
     const ws = spec.workspace as string;
     if (!afs) throw new AfsError("INVALID_ARGUMENT", `root afs:${ws} needs an afs home; open the broker with one`);
-    const volume = await afs.workspaces.volume(ws, "broker");
+    const volume = await afs.workspaces.volume(ws, "broker", "broker");
     const attached = await afs.attachments.directory(ws);
     const real = attached ? await realpath(attached) : null;
     root = {

@@ -58,13 +58,13 @@ local function checkrev(expect)
   if last and tonumber(string.match(last[1], "^(%d+)")) > tonumber(rev) then return nil, {"LOG_AHEAD", last[1]} end
   return tonumber(rev)
 end
-local function event(seq, op, path, old, new, actor, now)
+local function event(seq, op, path, old, new, actor, surface, now)
   redis.call("XADD", EV, string.format("%d-0", seq), "op", op, "path", path, "old", old, "new", new,
-    "actor", actor, "time", now)
+    "actor", actor, "surface", surface, "time", now)
 end
 `;
 
-/** ARGV: expect, now, nclear, (lo, hi)×nclear, nset, (path, value)×nset, nevents, (op, path, old, new, actor)×nevents. */
+/** ARGV: expect, now, nclear, (lo, hi)×nclear, nset, (path, value)×nset, nevents, (op, path, old, new, actor, surface)×nevents. */
 export const COMMIT = new Script(`${WORKSPACE_LIB}
 local rev, failure = checkrev(ARGV[1])
 if not rev then return failure end
@@ -85,8 +85,8 @@ local nevents = tonumber(ARGV[i]); i = i + 1
 local seq = rev
 for _ = 1, nevents do
   seq = seq + 1
-  event(seq, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], now)
-  i = i + 5
+  event(seq, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], now)
+  i = i + 6
 end
 redis.call("HSET", META, "revision", string.format("%d", seq), "updatedAt", now)
 return {"OK", seq}
@@ -94,7 +94,7 @@ return {"OK", seq}
 
 /**
  * ARGV: expect, now, head, clearOverlay (1|0), checkpoint id ("" for none), its name, its JSON,
- * a problem found before the script ("" | ID_TAKEN), then the event (op, path, old, new, actor).
+ * a problem found before the script ("" | ID_TAKEN), then the event (op, path, old, new, actor, surface).
  */
 export const MOVE_HEAD = new Script(`${WORKSPACE_LIB}
 local rev, failure = checkrev(ARGV[1])
@@ -110,7 +110,7 @@ if cpid ~= "" then
   redis.call("HSET", CPNAME, cpname, cpid)
 end
 if ARGV[4] == "1" then redis.call("DEL", OV, OVP, OVC) end
-event(rev + 1, ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13], now)
+event(rev + 1, ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14], now)
 redis.call("HSET", META, "head", head, "revision", string.format("%d", rev + 1), "updatedAt", now)
 return {"OK", rev + 1}
 `);
@@ -130,7 +130,7 @@ return {"OK", 1}
 /**
  * Creates a workspace exactly as dumped. ARGV: a checkpoint id found taken elsewhere ("" for none),
  * name, description, head, revision, createdAt, updatedAt, ncp, (id, name, JSON)×ncp,
- * nov, (path, value)×nov, nev, (seq, op, path, old, new, actor, time)×nev. Every check (the name,
+ * nov, (path, value)×nov, nev, (seq, op, path, old, new, actor, surface, time)×nev. Every check (the name,
  * checkpoint ids and names unique) comes before the first write.
  */
 export const IMPORT_WORKSPACE = new Script(`${WORKSPACE_LIB}
@@ -163,8 +163,8 @@ end
 local nev = tonumber(ARGV[i]); i = i + 1
 for _ = 1, nev do
   redis.call("XADD", EV, ARGV[i] .. "-0", "op", ARGV[i + 1], "path", ARGV[i + 2], "old", ARGV[i + 3],
-    "new", ARGV[i + 4], "actor", ARGV[i + 5], "time", ARGV[i + 6])
-  i = i + 7
+    "new", ARGV[i + 4], "actor", ARGV[i + 5], "surface", ARGV[i + 6], "time", ARGV[i + 7])
+  i = i + 8
 end
 return {"OK", 1}
 `);

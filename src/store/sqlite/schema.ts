@@ -62,6 +62,8 @@ export const MIGRATIONS: readonly string[] = [
   TOKENS_MIGRATION,
   CHUNKS_MIGRATION,
   TEMPLATES_MIGRATION,
+  // Which surface each change came through; older events read as unknown.
+  "ALTER TABLE events ADD COLUMN surface TEXT NOT NULL DEFAULT 'unknown';",
 ];
 
 /** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */

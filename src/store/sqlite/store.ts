@@ -432,7 +432,7 @@ export class SqliteStore implements StoreDriver {
   }
 
   private appendEvent(workspace: string, seq: number, e: EventInput, time: number): void {
-    this.st.insertEvent.run(workspace, seq, e.op, e.path, e.oldHash, e.newHash, e.actor, time);
+    this.st.insertEvent.run(workspace, seq, e.op, e.path, e.oldHash, e.newHash, e.actor, e.surface, time);
   }
 }
 

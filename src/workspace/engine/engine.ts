@@ -37,13 +37,20 @@ export interface Engine extends EngineContext {
   recording(): Promise<{ record: typeof import("../record.js"); verified: VerifiedStats }>;
 }
 
-export function createEngine(home: string, store: Store, actor: string, settings: Settings, cwd: string): Engine {
+export function createEngine(
+  home: string,
+  store: Store,
+  who: { actor: string; surface: string },
+  settings: Settings,
+  cwd: string,
+): Engine {
   /** Stats of attached files read and found unchanged, so records need not read them again. */
   let verified: VerifiedStats | undefined;
   return {
     home,
     store,
-    actor,
+    actor: who.actor,
+    surface: who.surface,
     trees: new TreeReader(store),
     roots: new Map(),
     caches: { listings: new SubtreeListings(), blobs: new BlobCache(), writers: new KeyedLock() },

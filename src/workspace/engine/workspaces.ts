@@ -190,10 +190,10 @@ export class Workspaces {
    * The workspace as a Volume. An attached workspace's volume is its directory: reads and writes
    * go to disk and are recorded into the workspace; files still as recorded report their hash.
    */
-  async volume(name: string, actor = this.engine.actor): Promise<Volume> {
+  async volume(name: string, actor = this.engine.actor, surface = this.engine.surface): Promise<Volume> {
     const engine = this.engine;
     await requireWorkspace(engine, name);
-    const live = new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor);
+    const live = new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor, surface);
     const dir = await attachedDirectory(engine, name);
     if (!dir) return live;
     // Only attached workspaces need the directory machinery; a read of a stored one loads none of it.
@@ -202,7 +202,7 @@ export class Workspaces {
       import("../../volume/local-dir/local-dir-volume.js"),
       engine.recording(),
     ]);
-    return new AttachedVolume(name, dir, new LocalDirVolume(dir, { actor }), {
+    return new AttachedVolume(name, dir, new LocalDirVolume(dir, { actor, surface }), {
       live,
       record: (paths) => recordDirectory(engine, name, { paths }),
       updatedAt: async () => (await requireWorkspace(engine, name)).updatedAt,
