@@ -210,6 +210,12 @@ class CheckedStore implements Store {
     return this.call((d) => (limit === 0 ? Promise.resolve([]) : d.listEvents(workspace, afterSeq, limit)));
   }
 
+  listPathEvents(workspace: string, path: string, beforeSeq: number | null, limit: number): Promise<EventRecord[]> {
+    return this.call((d) =>
+      limit === 0 || beforeSeq === 0 ? Promise.resolve([]) : d.listPathEvents(workspace, path, beforeSeq, limit),
+    );
+  }
+
   followEvents(
     workspace: string,
     afterSeq: number,

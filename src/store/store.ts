@@ -155,6 +155,12 @@ export interface Store extends TokenStore {
 
   listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
   /**
+   * The events at exactly `path`, newest first, those with seq below `beforeSeq` (null: from the
+   * newest), at most `limit`: through a per-path index, so its cost follows the path's own history,
+   * never the length of the whole log. [] for a workspace that does not exist.
+   */
+  listPathEvents(workspace: string, path: string, beforeSeq: number | null, limit: number): Promise<EventRecord[]>;
+  /**
    * Delivers the workspace's events after `afterSeq` as they are appended, by this process or any
    * other sharing the store, in order and a batch at a time (the next waits for `onEvents` to
    * settle). A failed read is tried again, from the last event delivered, until close().

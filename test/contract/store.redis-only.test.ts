@@ -369,6 +369,27 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     expect((await store.listEvents("ws", 1, 10)).map((e) => e.surface)).toEqual(["test"]);
   });
 
+  it("builds the per-path index of a workspace made before it, on its first history read", async () => {
+    const p = prefix();
+    const store = await open(p);
+    await seed(store);
+    const paths = Array.from({ length: 2500 }, (_, i) => `/f${i % 3}`);
+    await store.commit("ws", { expectRevision: 0, set: [], events: paths.map(ev) });
+    const raw = createClient({ url: server.url, RESP: 2 });
+    await raw.connect();
+    try {
+      // What the layout before the index left: no index, no mark.
+      await raw.sendCommand(["DEL", `${p}:{ws:ws}:evp`]);
+      await raw.sendCommand(["HDEL", `${p}:{ws:ws}:meta`, "evp"]);
+      const events = await store.listPathEvents("ws", "/f1", null, 3);
+      expect(events.map((e) => e.seq)).toEqual([2498, 2495, 2492]);
+      expect(await raw.sendCommand(["HGET", `${p}:{ws:ws}:meta`, "evp"])).toBe("1");
+      expect(await raw.sendCommand(["ZCARD", `${p}:{ws:ws}:evp`])).toBe(2500);
+    } finally {
+      await raw.close();
+    }
+  });
+
   it("skips a template mark whose workspace is gone, lets its slug go, and drops it when the name returns", async () => {
     const p = prefix();
     const store = await open(p);

@@ -366,6 +366,32 @@ export class RedisStore implements StoreDriver {
     return entries.map((entry) => toEvent(workspace, entry));
   }
 
+  async listPathEvents(
+    workspace: string,
+    path: string,
+    beforeSeq: number | null,
+    limit: number,
+  ): Promise<EventRecord[]> {
+    // "" reads from the newest.
+    const before = beforeSeq === null ? "" : String(beforeSeq);
+    for (;;) {
+      const [status, entries] = arr(
+        await this.runWs(workspace, scripts.PATH_EVENTS, [path, before, String(Math.max(0, limit))], true),
+      );
+      if (str(status ?? null) === "OK") return arr(entries ?? null).map((entry) => toEvent(workspace, entry));
+      if (!(await this.link.read(["EXISTS", this.keys.ws(workspace, "meta")]))) return [];
+      await this.indexEvents(workspace);
+    }
+  }
+
+  /** Builds the per-path index of a workspace made before it existed, once, a batch per script. */
+  private async indexEvents(workspace: string): Promise<void> {
+    let after = 0;
+    do {
+      after = Number(await this.runWs(workspace, scripts.INDEX_EVENTS, [String(after), "1000"]));
+    } while (after > 0);
+  }
+
   followEvents(
     workspace: string,
     afterSeq: number,

@@ -64,6 +64,8 @@ export const MIGRATIONS: readonly string[] = [
   TEMPLATES_MIGRATION,
   // Which surface each change came through; older events read as unknown.
   "ALTER TABLE events ADD COLUMN surface TEXT NOT NULL DEFAULT 'unknown';",
+  // One path's history without reading the whole log (afs fs history, undelete, restore).
+  "CREATE INDEX events_by_path ON events(workspace, path, seq);",
 ];
 
 /** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */

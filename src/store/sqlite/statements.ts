@@ -100,6 +100,11 @@ export function prepare(db: Database.Database) {
     events: db.prepare<[string, number, number], EventRecord>(
       `SELECT ${EVENT_COLUMNS} WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),
+    // Through events_by_path: a path's history costs its own events, not the whole log.
+    pathEvents: db.prepare<[string, string, number, number], EventRecord>(
+      `SELECT ${EVENT_COLUMNS} INDEXED BY events_by_path WHERE workspace = ? AND path = ? AND seq < ?` +
+        " ORDER BY seq DESC LIMIT ?",
+    ),
     checkpointRoots: db.prepare<[], Hash>("SELECT DISTINCT root FROM checkpoints").pluck(),
     overlayHashes: db.prepare<[], { kind: EntryKind; hash: Hash }>(
       "SELECT DISTINCT kind, hash FROM overlay WHERE kind IS NOT NULL",

@@ -304,6 +304,17 @@ export class SqliteStore implements StoreDriver {
     return this.guard(() => this.st.events.all(workspace, afterSeq, limit));
   }
 
+  async listPathEvents(
+    workspace: string,
+    path: string,
+    beforeSeq: number | null,
+    limit: number,
+  ): Promise<EventRecord[]> {
+    return this.guard(() =>
+      this.st.pathEvents.all(workspace, path, beforeSeq ?? Number.MAX_SAFE_INTEGER, Math.max(0, limit)),
+    );
+  }
+
   followEvents(
     workspace: string,
     afterSeq: number,
