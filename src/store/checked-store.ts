@@ -210,6 +210,14 @@ class CheckedStore implements Store {
     return this.call((d) => (limit === 0 ? Promise.resolve([]) : d.listEvents(workspace, afterSeq, limit)));
   }
 
+  getWorkspaceSetting(workspace: string, key: string): Promise<string | null> {
+    return this.call((d) => d.getWorkspaceSetting(workspace, key));
+  }
+
+  setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void> {
+    return this.call((d) => d.setWorkspaceSetting(workspace, key, value));
+  }
+
   listPathEvents(workspace: string, path: string, beforeSeq: number | null, limit: number): Promise<EventRecord[]> {
     return this.call((d) =>
       limit === 0 || beforeSeq === 0 ? Promise.resolve([]) : d.listPathEvents(workspace, path, beforeSeq, limit),

@@ -135,6 +135,12 @@ export interface Store extends TokenStore {
   /** Every template, ordered by slug. */
   listTemplates(): Promise<TemplateRecord[]>;
 
+  // Settings kept with a workspace (its versioning policy, …): small strings by key, gone with it.
+  /** null when the workspace or the setting is absent. */
+  getWorkspaceSetting(workspace: string, key: string): Promise<string | null>;
+  /** Sets (or with null removes) a setting; NOT_FOUND when the workspace does not exist. */
+  setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void>;
+
   // The live overlay.
   overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>>;
   /** Rows strictly below `dir`; with `childrenOnly`, only its direct children. */

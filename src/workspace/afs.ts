@@ -1,5 +1,5 @@
 // The afs engine: open a home, then use its parts, each a small object of its own (Kysely's
-// `db.schema` style): workspaces, checkpoints, events, tokens, attachments, mounts, indexes, maintenance.
+// `db.schema` style): workspaces, checkpoints, events, history, tokens, attachments, mounts, indexes, maintenance.
 // Every surface (CLI, MCP, ACP, HTTP) talks to these parts and the ops, never to the store.
 import { userInfo } from "node:os";
 import { type Env, readSettings, type Settings, storeUrlFrom } from "../core/settings.js";
@@ -9,6 +9,7 @@ import { Attachments } from "./engine/attachments.js";
 import { Checkpoints } from "./engine/checkpoints.js";
 import { createEngine, type Engine } from "./engine/engine.js";
 import { Events } from "./engine/events.js";
+import { History } from "./engine/history.js";
 import { Indexes } from "./engine/indexes.js";
 import { registerEngine } from "./engine/internals.js";
 import { Maintenance, type MigrateReport, migrateStores } from "./engine/maintenance.js";
@@ -22,11 +23,20 @@ import { VERSION } from "./version.js";
 export type { AttachResult } from "./engine/attachments.js";
 export type { DiffResult } from "./engine/checkpoints.js";
 export type { EventFilter, EventFollower, EventPage, EventRecord } from "./engine/events.js";
+export type {
+  FileVersion,
+  PolicyChange,
+  RestoreResult,
+  VersionContent,
+  VersionDiff,
+  VersioningPolicy,
+  VersionPage,
+} from "./engine/history.js";
 export type { MigrateReport } from "./engine/maintenance.js";
 export type { SyncChange, SyncCommitResult, SyncOutcome } from "./engine/mounts.js";
 export type { TokenRecord, TokenRegistry } from "./engine/tokens.js";
 export type { ExportResult } from "./engine/workspaces.js";
-export { Attachments, Checkpoints, Events, Indexes, Maintenance, Mounts, Tokens, VERSION, Workspaces };
+export { Attachments, Checkpoints, Events, History, Indexes, Maintenance, Mounts, Tokens, VERSION, Workspaces };
 
 export interface AfsOptions {
   /** Data directory; default AFS_HOME or ~/.afs. */
@@ -50,6 +60,7 @@ export class Afs {
   readonly workspaces: Workspaces;
   readonly checkpoints: Checkpoints;
   readonly events: Events;
+  readonly history: History;
   readonly tokens: Tokens;
   readonly attachments: Attachments;
   readonly indexes: Indexes;
@@ -62,6 +73,7 @@ export class Afs {
     this.workspaces = new Workspaces(engine);
     this.checkpoints = new Checkpoints(engine);
     this.events = new Events(engine);
+    this.history = new History(engine, this.workspaces);
     this.tokens = new Tokens(engine);
     this.attachments = new Attachments(engine);
     this.indexes = new Indexes(engine, this.workspaces);

@@ -26,6 +26,7 @@ import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
 import type { SubtreeListings } from "./listings.js";
 import { Snapshot } from "./snapshot.js";
+import { filesOf, liveFilesUnder } from "./subtree-files.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
 const MAX_SYMLINK_HOPS = 16;
@@ -290,6 +291,40 @@ export class WorkspaceVolume implements Volume {
           { op: "rename", path: from, oldHash: result.sha256, newHash: null },
           { op: "rename", path: to, oldHash: target?.hash ?? null, newHash: result.sha256 },
         ],
+        result,
+      };
+    });
+  }
+
+  /**
+   * Puts `entry` (a file by its stored blob, or a directory by its stored tree) at `path` as one
+   * change, replacing whatever is there and below: how history restores a version or a subtree.
+   * Every file it changes gets an event `op` naming its old and new content.
+   */
+  async place(path: string, entry: Entry, op: string): Promise<MutationResult> {
+    if (path === ROOT) {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        "cannot restore the workspace root / this way; restore a checkpoint (afs cp restore)",
+      );
+    }
+    return this.mutate(async (snap) => {
+      const current = await snap.resolve(path);
+      const before = await liveFilesUnder(this.store, this.trees, snap, path);
+      const after = await filesOf(this.trees, path, entry);
+      const events: Planned["events"] = [];
+      for (const p of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+        const oldHash = before.get(p) ?? null;
+        const newHash = after.get(p) ?? null;
+        if (oldHash !== newHash) events.push({ op, path: p, oldHash, newHash });
+      }
+      const result = { path, kind: entry.kind, size: entry.size, sha256: entry.kind === "dir" ? null : entry.hash };
+      if (events.length === 0 && current?.kind === entry.kind) return { set: [], events: [], result };
+      if (events.length === 0) events.push({ op, path, oldHash: null, newHash: null });
+      return {
+        clearUnder: current?.kind === "dir" ? [path] : [],
+        set: [...(await this.missingParents(snap, path)), { path, entry: { ...entry, mtime: Date.now() } }],
+        events,
         result,
       };
     });

@@ -229,6 +229,31 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
       });
     });
 
+    describe("workspace settings", () => {
+      it("keeps small strings by key with the workspace, replaced, removed, and gone with it", async () => {
+        await workspace("ws");
+        await workspace("other");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBeNull();
+        await store.setWorkspaceSetting("ws", "versioning", '{"keepDays":3}');
+        await store.setWorkspaceSetting("ws", "other", "x");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBe('{"keepDays":3}');
+        await store.setWorkspaceSetting("ws", "versioning", "off");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBe("off");
+        expect(await store.getWorkspaceSetting("other", "versioning")).toBeNull();
+        await store.setWorkspaceSetting("ws", "other", null);
+        expect(await store.getWorkspaceSetting("ws", "other")).toBeNull();
+        // A setting is no field of the workspace record.
+        expect(Object.keys((await store.getWorkspace("ws")) ?? {}).sort()).toEqual(
+          ["createdAt", "description", "head", "name", "revision", "updatedAt"].sort(),
+        );
+        expect(await codeOf(store.setWorkspaceSetting("missing", "versioning", "off"))).toBe("NOT_FOUND");
+        expect(await store.getWorkspaceSetting("missing", "versioning")).toBeNull();
+        expect(await store.deleteWorkspace("ws")).toBe(true);
+        await workspace("ws");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBeNull();
+      });
+    });
+
     describe("templates", () => {
       it("marks, re-slugs, lists by slug and unmarks workspaces", async () => {
         await workspace("base");

@@ -380,3 +380,10 @@ if #entries < tonumber(ARGV[2]) then
 end
 return last
 `);
+
+/** ARGV: field, value, set (1) or remove (0). NOT_FOUND when the workspace does not exist. */
+export const SET_SETTING = new Script(`${WORKSPACE_LIB}
+if redis.call("EXISTS", META) == 0 then return {"NOT_FOUND"} end
+if ARGV[3] == "1" then redis.call("HSET", META, ARGV[1], ARGV[2]) else redis.call("HDEL", META, ARGV[1]) end
+return {"OK", 1}
+`);

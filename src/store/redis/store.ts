@@ -62,6 +62,9 @@ interface Claim {
 }
 
 /** The Redis primitives; openStore wraps them in the contract's checks (checked-store.ts). */
+/** Settings sit in the workspace's meta hash (so they go with it), apart from its own fields. */
+const settingField = (key: string): string => `setting:${key}`;
+
 export class RedisStore implements StoreDriver {
   readonly url: string;
   readonly chunkBytes: number;
@@ -364,6 +367,19 @@ export class RedisStore implements StoreDriver {
     const start = `${Math.max(0, Math.floor(afterSeq)) + 1}-0`;
     const entries = arr(await this.link.read(["XRANGE", this.keys.ws(workspace, "ev"), start, "+", ...count]));
     return entries.map((entry) => toEvent(workspace, entry));
+  }
+
+  async getWorkspaceSetting(workspace: string, key: string): Promise<string | null> {
+    return str(await this.link.read(["HGET", this.keys.ws(workspace, "meta"), settingField(key)]));
+  }
+
+  async setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void> {
+    const reply = await this.runWs(workspace, scripts.SET_SETTING, [
+      settingField(key),
+      value ?? "",
+      value === null ? "0" : "1",
+    ]);
+    scriptValue(reply, { workspace });
   }
 
   async listPathEvents(

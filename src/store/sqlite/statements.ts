@@ -100,6 +100,13 @@ export function prepare(db: Database.Database) {
     events: db.prepare<[string, number, number], EventRecord>(
       `SELECT ${EVENT_COLUMNS} WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),
+    getSetting: db
+      .prepare<[string, string], string>("SELECT value FROM workspace_settings WHERE workspace = ? AND key = ?")
+      .pluck(),
+    putSetting: db.prepare<[string, string, string]>(
+      "INSERT OR REPLACE INTO workspace_settings (workspace, key, value) VALUES (?, ?, ?)",
+    ),
+    dropSetting: db.prepare<[string, string]>("DELETE FROM workspace_settings WHERE workspace = ? AND key = ?"),
     // Through events_by_path: a path's history costs its own events, not the whole log.
     pathEvents: db.prepare<[string, string, number, number], EventRecord>(
       `SELECT ${EVENT_COLUMNS} INDEXED BY events_by_path WHERE workspace = ? AND path = ? AND seq < ?` +

@@ -304,6 +304,22 @@ export class SqliteStore implements StoreDriver {
     return this.guard(() => this.st.events.all(workspace, afterSeq, limit));
   }
 
+  async getWorkspaceSetting(workspace: string, key: string): Promise<string | null> {
+    return this.guard(() => this.st.getSetting.get(workspace, key) ?? null);
+  }
+
+  async setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void> {
+    this.guard(() =>
+      this.db
+        .transaction(() => {
+          if (this.st.revision.get(workspace) === undefined) throw noWorkspace(workspace);
+          if (value === null) this.st.dropSetting.run(workspace, key);
+          else this.st.putSetting.run(workspace, key, value);
+        })
+        .immediate(),
+    );
+  }
+
   async listPathEvents(
     workspace: string,
     path: string,
