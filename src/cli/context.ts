@@ -61,6 +61,7 @@ const COMMAND_SURFACES: Readonly<Record<string, string>> = {
   acp: "acp",
   broker: "broker",
   mount: "mount",
+  "mount-run": "mount",
 };
 
 export function surfaceOf(cmd: Command): string {

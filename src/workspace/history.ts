@@ -221,7 +221,12 @@ export class HistoryReader {
   async resolve(workspace: string, path: string, ref: string): Promise<{ entry: Entry; label: string }> {
     const cp = await this.store.getCheckpoint(workspace, ref);
     if (cp) {
-      const entry = await this.trees.lookup(cp.root, segments(path));
+      let entry = await this.trees.lookup(cp.root, segments(path));
+      // Renamed since: the checkpoint holds the file under a name it had before.
+      for (const former of entry ? [] : await this.formerPaths(workspace, path)) {
+        entry = await this.trees.lookup(cp.root, segments(former));
+        if (entry) break;
+      }
       if (!entry) {
         throw new AfsError("NOT_FOUND", `${path} is not in checkpoint ${cp.name} of workspace ${workspace}`, {
           path,
@@ -258,6 +263,15 @@ export class HistoryReader {
     const size = await this.store.blobSize(hash);
     if (size === null) throw collected(path, shortId(hash));
     return { entry: { kind: "file", hash, size, mode: 0o644, mtime: 0 }, label: `version ${shortId(hash)}` };
+  }
+
+  /** The names the file at `path` had before, newest first (renames followed back). */
+  private async formerPaths(workspace: string, path: string): Promise<string[]> {
+    const names: string[] = [];
+    for await (const e of walkBack(this.store, workspace, { path, before: null }, MAX_EVENTS_SEARCHED)) {
+      if (e.path !== path && !names.includes(e.path)) names.push(e.path);
+    }
+    return names;
   }
 
   /**

@@ -6,7 +6,6 @@ import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { normalizePath } from "../../core/paths.js";
 import { decodeText } from "../../core/text.js";
-import { unifiedPatch } from "../../core/unified-diff.js";
 import { type FileVersion, HistoryReader, shortId, type VersionPage } from "../history.js";
 import { changePolicy, type PolicyChange, readPolicy, type VersioningPolicy } from "../versioning.js";
 import { WorkspaceVolume } from "../workspace-volume.js";
@@ -111,6 +110,8 @@ export class History {
     const after = b.data === null ? "" : decodeText(b.data);
     const binary = before === null || after === null;
     const same = b.data !== null && a.data.equals(b.data);
+    // The diff library loads only when a diff is asked for: `afs fs cat` and the like never pay for it.
+    const { unifiedPatch } = await import("../../core/unified-diff.js");
     const patch = binary || same ? "" : unifiedPatch(at, before, b.data === null ? null : after);
     return { path: at, from: a.version, to: b.label, patch, binary };
   }
@@ -144,6 +145,11 @@ export class History {
       });
     }
     return this.place(workspace, at, last, UNDELETE_OP);
+  }
+
+  /** The size of stored content by its hash (null: not stored, or collected by gc). */
+  contentSize(hash: Hash): Promise<number | null> {
+    return this.engine.store.blobSize(hash);
   }
 
   /** The workspace's versioning policy (default: versions kept 7 days). */
