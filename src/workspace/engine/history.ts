@@ -40,6 +40,12 @@ export interface VersionDiff {
   binary: boolean;
 }
 
+/** Who a restore is recorded as made by, and through what; the engine's own when absent. */
+export interface Attribution {
+  actor?: string | undefined;
+  surface?: string | undefined;
+}
+
 export interface RestoreResult {
   path: string;
   /** What was restored: "version <id>" or "checkpoint <name>". */
@@ -120,15 +126,15 @@ export class History {
    * Brings back a version of a file, or a directory as a checkpoint holds it (the whole subtree),
    * as one change recorded as `restore_version` on every file it changes.
    */
-  async restore(workspace: string, path: string, from: string): Promise<RestoreResult> {
+  async restore(workspace: string, path: string, from: string, by: Attribution = {}): Promise<RestoreResult> {
     const at = normalizePath(path);
     await requireWorkspace(this.engine, workspace);
     const target = await this.#reader.resolve(workspace, at, from);
-    return this.place(workspace, at, target, RESTORE_OP);
+    return this.place(workspace, at, target, RESTORE_OP, by);
   }
 
   /** Brings back what a deleted path last held (a directory from the newest checkpoint holding it). */
-  async undelete(workspace: string, path: string): Promise<RestoreResult> {
+  async undelete(workspace: string, path: string, by: Attribution = {}): Promise<RestoreResult> {
     const at = normalizePath(path);
     const volume = await this.workspaces.volume(workspace);
     if (await volume.stat(at)) {
@@ -144,7 +150,7 @@ export class History {
         path: at,
       });
     }
-    return this.place(workspace, at, last, UNDELETE_OP);
+    return this.place(workspace, at, last, UNDELETE_OP, by);
   }
 
   /** The size of stored content by its hash (null: not stored, or collected by gc). */
@@ -169,9 +175,10 @@ export class History {
     path: string,
     target: { entry: Entry; label: string },
     op: string,
+    by: Attribution,
   ): Promise<RestoreResult> {
     const { entry, label } = target;
-    const volume = await this.workspaces.volume(workspace);
+    const volume = await this.workspaces.volume(workspace, by.actor, by.surface);
     const sha256 = entry.kind === "dir" ? null : entry.hash;
     if (volume instanceof WorkspaceVolume) {
       const done = await volume.place(path, entry, op);
