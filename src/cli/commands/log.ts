@@ -39,7 +39,22 @@ export interface LogEntry extends Omit<EventRecord, "time"> {
   size_after: number | null;
 }
 
-async function entries(afs: Afs, events: readonly EventRecord[]): Promise<LogEntry[]> {
+/** The newest `limit` changes of these workspaces passing `filter`, in time order: what `afs log` prints. */
+export async function recentChanges(
+  afs: Afs,
+  names: readonly string[],
+  filter: EventFilter,
+  limit: number,
+): Promise<EventRecord[]> {
+  const recent = await Promise.all(names.map((ws) => afs.events.recent(ws, { ...filter, limit })));
+  return recent
+    .flat()
+    .sort((a, b) => a.time - b.time || a.seq - b.seq)
+    .slice(-limit);
+}
+
+/** Events as `afs log` shows them: ISO times and the content sizes before and after. */
+export async function logEntries(afs: Afs, events: readonly EventRecord[]): Promise<LogEntry[]> {
   const sizes = new Map<Hash, number | null>();
   const wanted = new Set<Hash>();
   for (const e of events) {
@@ -87,15 +102,10 @@ export function registerLog(program: Command, io: Io): void {
         // Where each log stood before it was read: following starts there, skipping what was printed.
         const printed = new Map<string, number>();
         if (flags.follow) for (const ws of names) printed.set(ws, (await afs.workspaces.get(ws)).revision);
-        const recent = await Promise.all(names.map((ws) => afs.events.recent(ws, { ...filter, limit })));
-        // Across workspaces: the newest `limit` of them all, in time order.
-        const merged = recent
-          .flat()
-          .sort((a, b) => a.time - b.time || a.seq - b.seq)
-          .slice(-limit);
+        const merged = await recentChanges(afs, names, filter, limit);
         const many = names.length > 1 || named === undefined;
         const print = async (events: readonly EventRecord[], streaming: boolean): Promise<void> => {
-          const list = await entries(afs, events);
+          const list = await logEntries(afs, events);
           if (flags.json) {
             if (streaming) io.writeLines(list.map((e) => JSON.stringify(e)));
             else io.emit(flags, list, () => []);

@@ -1,7 +1,6 @@
 // `afs.mounts`: this machine's mount table and each mount's per-path sync state (<home>/mounts.db),
 // and the two store steps a mount takes: storing a local file's bytes, and committing its uploads
 // with a precondition per path. The sync itself (watcher up, events down) lives in src/mounts/.
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
@@ -109,9 +108,8 @@ export class Mounts {
   /** Commits a mount's uploads as one change, each only where the workspace holds its `expect`. */
   async commit(workspace: string, changes: readonly SyncChange[]): Promise<SyncCommitResult> {
     await requireWorkspace(this.engine, workspace);
-    // A mount's uploads are attributed to this machine's user on this host, through the mount surface.
-    const by = { ...this.engine, actor: `${this.engine.actor}@${hostname()}`, surface: "mount" };
-    return commitSyncChanges(by, workspace, changes, "sync");
+    // A mount's uploads come through the mount surface, whoever's engine runs it.
+    return commitSyncChanges({ ...this.engine, surface: "mount" }, workspace, changes, "sync");
   }
 
   close(): void {
