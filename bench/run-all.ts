@@ -23,6 +23,7 @@ export const BENCHMARKS = [
   "store-throughput.ts",
   "mount-sync.ts",
   "mount-sync.ts --redis",
+  "history.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
