@@ -15,13 +15,14 @@ export interface VersioningPolicy {
 }
 
 export const DEFAULT_POLICY: VersioningPolicy = { enabled: true, keepDays: 7, keepVersions: 0 };
-const SETTING = "versioning";
+/** The workspace setting (Store.getWorkspaceSetting) the policy is kept under, as JSON. */
+export const VERSIONING_SETTING = "versioning";
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_DAYS = 36_500;
 const MAX_VERSIONS = 1_000_000;
 
 export async function readPolicy(store: Store, workspace: string): Promise<VersioningPolicy> {
-  const raw = await store.getWorkspaceSetting(workspace, SETTING);
+  const raw = await store.getWorkspaceSetting(workspace, VERSIONING_SETTING);
   if (raw === null) return { ...DEFAULT_POLICY };
   try {
     const parsed = JSON.parse(raw) as Partial<VersioningPolicy>;
@@ -62,7 +63,7 @@ export async function changePolicy(store: Store, workspace: string, change: Poli
   if (change.off === undefined && (change.keepDays !== undefined || change.keepVersions !== undefined)) {
     next.enabled = true;
   }
-  await store.setWorkspaceSetting(workspace, SETTING, JSON.stringify(next));
+  await store.setWorkspaceSetting(workspace, VERSIONING_SETTING, JSON.stringify(next));
   return next;
 }
 

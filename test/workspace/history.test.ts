@@ -243,6 +243,20 @@ for (const storeName of STORE_NAMES) {
       expect((await afs.history.read(ws, "/f", "one")).data.toString()).toBe("v1");
     });
 
+    it("afs migrate carries old versions and the policy to the target store", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/f", "old");
+      await write(afs, ws, "/f", "new");
+      await afs.history.setPolicy(ws, { keepDays: 3 });
+      const target = await tempDir("afs-history-target-");
+      homes.push(target.cleanup);
+      await Afs.migrate(afs.storeUrl, `sqlite:${target.dir}/afs.db`, { workspaces: [ws] });
+      const there = await Afs.open({ home: target.dir, store: `sqlite:${target.dir}/afs.db` });
+      open.push(there);
+      expect((await there.history.read(ws, "/f", sha256("old").slice(0, 12))).data.toString()).toBe("old");
+      expect(await there.history.policy(ws)).toMatchObject({ keepDays: 3 });
+    });
+
     it("keeps the policy with the workspace and checks what it is given", async () => {
       const { afs, ws } = await engine();
       expect(await afs.history.policy(ws)).toEqual({ enabled: true, keepDays: 7, keepVersions: 0 });
