@@ -24,6 +24,7 @@ export const BENCHMARKS = [
   "mount-sync.ts",
   "mount-sync.ts --redis",
   "history.ts",
+  "version-growth.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {
