@@ -275,21 +275,21 @@ export class HistoryReader {
   }
 
   /**
-   * What a deleted path last held: the content its newest delete (or move away) took, else what
-   * the newest checkpoint holding it has there (a deleted directory). Null when neither exists.
+   * What a deleted path last held: the content its newest change left there, or the content its
+   * newest delete (or move away) took, whichever comes first going back (a file gone with its
+   * directory has no delete of its own); else what the newest checkpoint holding it has there (a
+   * deleted directory). Null when neither exists.
    */
   async lastBeforeDelete(workspace: string, path: string): Promise<{ entry: Entry; label: string } | null> {
     let before: number | null = null;
     for (let seen = 0; seen < MAX_EVENTS_SEARCHED; ) {
       const page = await this.store.listPathEvents(workspace, path, before, 200);
       for (const e of page) {
-        if (e.newHash === null && e.oldHash !== null) {
-          const size = await this.store.blobSize(e.oldHash);
-          if (size === null) throw collected(path, shortId(e.oldHash));
-          return {
-            entry: { kind: "file", hash: e.oldHash, size, mode: 0o644, mtime: 0 },
-            label: `version ${shortId(e.oldHash)}`,
-          };
+        const hash = e.newHash ?? e.oldHash;
+        if (hash !== null) {
+          const size = await this.store.blobSize(hash);
+          if (size === null) throw collected(path, shortId(hash));
+          return { entry: { kind: "file", hash, size, mode: 0o644, mtime: 0 }, label: `version ${shortId(hash)}` };
         }
         before = e.seq;
       }

@@ -198,6 +198,10 @@ for (const storeName of STORE_NAMES) {
 
       await write(afs, ws, "/dir/x", "x");
       await afs.checkpoints.create(ws, { name: "with-dir" });
+      await write(afs, ws, "/dir/y", "y, never checkpointed");
+      await volume.remove("/dir", { recursive: true });
+      // A file gone with its directory: its last change names what it held.
+      expect(await afs.history.undelete(ws, "/dir/y")).toMatchObject({ sha256: sha256("y, never checkpointed") });
       await volume.remove("/dir", { recursive: true });
       expect((await afs.history.undelete(ws, "/dir")).from).toBe("checkpoint with-dir");
       expect((await volume.readFile("/dir/x")).toString()).toBe("x");
