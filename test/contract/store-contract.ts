@@ -909,6 +909,10 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
         expect(await store.hasBlobs([])).toEqual(new Set());
         expect(await store.deleteObjects("blob", [])).toBe(0);
         expect(await store.listEvents("ws", 0, 0)).toEqual([]);
+        expect(await store.listPathEvents("ws", "/a", 0, 10)).toEqual([]);
+        expect(await codeOf(store.listPathEvents("ws", "/a", null, -1))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(store.listPathEvents("ws", "/a", 1.5, 1))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(store.listPathEvents("ws", "a", null, 1))).toBe("INVALID_ARGUMENT");
         await store.putBlobs([]);
         await store.putTrees([]);
         expect(await codeOf(store.readBlobRange(sha256("x"), -1, 1))).toBe("INVALID_ARGUMENT");
