@@ -31,6 +31,12 @@ export interface BrokerRoot {
   dir: string | null;
   real: string | null;
   workspace: string | null;
+  /**
+   * The volume a server's changes go through: on a stored workspace one that records the server's
+   * name as the actor (surface broker), so history says which server made each change; elsewhere
+   * the root's own (a directory's watches read that volume's log).
+   */
+  writerFor(server: string): Promise<Volume>;
 }
 
 /** "DIR", "DIR:ro", "afs:NAME", "afs:NAME:ro". */
@@ -66,6 +72,7 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
     });
     const volume = await LocalDirVolume.open(dir, { actor: "broker", surface: "broker" });
     root = {
+      writerFor: async () => volume,
       uri: pathToFileURL(dir).href,
       readOnly,
       volume,
@@ -80,7 +87,19 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
     const volume = await afs.workspaces.volume(ws, "broker", "broker");
     const attached = await afs.attachments.directory(ws);
     const real = attached ? await realpath(attached) : null;
+    const writers = new Map<string, Promise<Volume>>();
+    const writerFor = (server: string): Promise<Volume> => {
+      if (attached) return Promise.resolve(volume);
+      let writer = writers.get(server);
+      if (!writer) {
+        writer = afs.workspaces.volume(ws, server, "broker");
+        writers.set(server, writer);
+        writer.catch(() => writers.delete(server));
+      }
+      return writer;
+    };
     root = {
+      writerFor,
       uri: attached ? pathToFileURL(attached).href : `afs://workspace/${encodeURIComponent(ws)}`,
       readOnly,
       volume,
