@@ -1,7 +1,8 @@
-// What `afs acp` does once started: runs an ACP agent on DIR with afs as its client. DIR stays the
-// one source of truth: the agent's writes land there, and the workspace attached to DIR records it
-// at the start and end of every turn, so each turn that changed files ends in a checkpoint,
-// whichever way the agent made its changes.
+// What `afs acp` does once started: runs an ACP agent on DIR with afs as its client. DIR is a mount
+// of the session's workspace (./acp-mount.ts): the agent's writes land in DIR and are uploaded, the
+// workspace's changes (its afs MCP server, other machines) come down into DIR, and every turn starts
+// and ends with a flush, so each turn that changed files ends in a checkpoint, whichever way the
+// agent made its changes.
 import { stat } from "node:fs/promises";
 import { createInterface, type Interface } from "node:readline/promises";
 import { Writable } from "node:stream";
@@ -13,7 +14,7 @@ import { AcpClient } from "../protocols/acp/client.js";
 import { AcpFiles } from "../protocols/acp/files.js";
 import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import type { Afs } from "../workspace/afs.js";
-import { AttachedSession } from "../workspace/attached-session.js";
+import { SessionMount } from "./acp-mount.js";
 import { TurnView } from "./acp-view.js";
 import { startAgent } from "./agent-process.js";
 import type { Io } from "./context.js";
@@ -24,6 +25,8 @@ export interface AcpFlags {
   approve: string;
   prompt?: string;
   initTimeout: string;
+  prefer?: "local" | "remote";
+  /** Deprecated: --prefer local. */
   adopt?: boolean;
 }
 
@@ -49,9 +52,15 @@ export async function runAcp(
   if (!(timeoutMs > 0))
     throw new AfsError("INVALID_ARGUMENT", `--init-timeout must be a number of seconds; got ${flags.initTimeout}`);
 
-  const session = await AttachedSession.open(afs, dir, {
+  if (flags.adopt && flags.prefer === "remote") {
+    throw new AfsError("INVALID_ARGUMENT", "--adopt means --prefer local; pass only one of them");
+  }
+  if (flags.adopt) io.warn("afs: --adopt is deprecated; it means --prefer local\n");
+  const prefer = flags.prefer ?? (flags.adopt ? "local" : undefined);
+  const session = await SessionMount.open(afs, dir, {
     ...(workspace === undefined ? {} : { workspace }),
-    ...(flags.adopt ? { adopt: true } : {}),
+    ...(prefer === undefined ? {} : { prefer }),
+    log: (line) => io.warn(`${line}\n`),
   });
   const rl = terminal ? createInterface({ input: stdin, output: sinkStream(io.invocation.stderr) }) : null;
   const note = (text: string): void => io.warn(`afs: ${text}\n`);
@@ -65,14 +74,14 @@ export async function runAcp(
     limits: resolveLimits({}, afs.settings.env),
     approvals,
     agentName: () => client.agentName,
-    // The project directory is served by the attached workspace's volume (its recorded hashes let
-    // search reuse the index); any other directory the agent is given is confined on its own.
-    openVolume: async (root) => (root === dir ? afs.workspaces.volume(session.workspace) : LocalDirVolume.open(root)),
+    // The project directory is the mount: each write is uploaded before the agent hears back. Any
+    // other directory the agent is given is confined on its own.
+    openVolume: async (root) => (root === dir ? session.volume() : LocalDirVolume.open(root)),
   });
   const view = new TurnView(io.write);
-  const agent = await startAgent(command, dir, { ...io.env }).catch((e: unknown) => {
+  const agent = await startAgent(command, dir, { ...io.env }).catch(async (e: unknown) => {
     rl?.close();
-    session.close();
+    await session.close();
     throw e;
   });
   const client = AcpClient.connect(agent.stream, { files, approvals, onUpdate: (n) => view.update(n) });
@@ -140,7 +149,7 @@ export async function runAcp(
   }
 }
 
-/** The afs MCP server the agent is handed: the attached workspace, through this same afs. */
+/** The afs MCP server the agent is handed: the session's workspace, through this same afs. */
 function afsMcpServer(afs: Afs, workspace: string) {
   const main = process.argv[1] ?? "afs";
   return {

@@ -62,6 +62,7 @@ const COMMAND_SURFACES: Readonly<Record<string, string>> = {
   broker: "broker",
   mount: "mount",
   "mount-run": "mount",
+  run: "run",
 };
 
 export function surfaceOf(cmd: Command): string {

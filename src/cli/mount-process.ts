@@ -1,12 +1,14 @@
 // The background process that keeps one mount in step: started detached by `afs mount` (it
 // outlives the terminal, its output in <home>/mounts/ID.log), reporting "in step" or its start
-// error over an IPC channel; stopped by SIGTERM (`afs unmount`), which uploads what is pending first.
+// error over an IPC channel; stopped by SIGTERM (`afs unmount`), which uploads what is pending first;
+// flushed on SIGUSR2 (`afs run`, `afs acp`), answering through the `flushed` time of its report.
 // Its status for other processes is the report the Mount writes into the mount table each round.
 import { spawn } from "node:child_process";
 import { mkdir, open, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AfsError, type ErrorCode, toAfsError } from "../core/errors.js";
+import type { MountRecord, MountReport } from "../core/mount-state.js";
 import type { Env } from "../core/settings.js";
 import { logFile, mountProcessAlive, mountsDir } from "../mounts/live.js";
 import { Mount, type MountOptions, type MountStatus, mountId } from "../mounts/mount.js";
@@ -24,6 +26,13 @@ type StartReport =
 
 /** How long `afs unmount` waits for the process to upload what is pending and leave. */
 const STOP_WAIT_MS = 120_000;
+/** How long a flush may go without a word from the process (each round reports) before `afs run` gives up. */
+const FLUSH_SILENCE_MS = 60_000;
+/**
+ * Asks a mount process to flush. SIGUSR1 would start Node's inspector; SIGUSR2's default action
+ * (ending a process that set no handler) only meets a process that is not a mount process.
+ */
+export const FLUSH_SIGNAL = "SIGUSR2";
 
 /**
  * Starts the mount process for `options.dir` (a real path) and resolves with its status once the
@@ -108,10 +117,47 @@ export async function stopMountProcess(pid: number, dir: string): Promise<void> 
   }
 }
 
+/**
+ * Has the mount process `pid` of `record` look at everything changed in its directory until now
+ * and upload it, and resolves with its report once it has. The answer is the `flushed` time in
+ * its report: a flush that began after this call began vouches for every change made before it.
+ */
+export async function flushMountProcess(afs: Afs, record: MountRecord, pid: number): Promise<MountReport> {
+  const asked = Date.now();
+  // A flush stamped in this same millisecond could have begun before the last change: wait one.
+  while (Date.now() <= asked) await sleep(1);
+  try {
+    process.kill(pid, FLUSH_SIGNAL);
+  } catch {
+    // Gone already: said below.
+  }
+  let heard = { at: 0, when: Date.now() };
+  for (;;) {
+    const report = (await afs.mounts.get(record.id))?.report;
+    if (report && report.pid === pid && (report.flushed ?? 0) > asked) return report;
+    if (!mountProcessAlive(pid)) {
+      throw new AfsError(
+        "IO_ERROR",
+        `the sync of ${record.dir} (pid ${pid}) ended before it had uploaded the latest changes; see its log ${logFile(afs.home, record.id)}, and start it again with afs mount ${record.workspace} ${record.dir}`,
+        { dir: record.dir, pid },
+      );
+    }
+    if (report && report.at !== heard.at) heard = { at: report.at, when: Date.now() };
+    if (Date.now() - heard.when > FLUSH_SILENCE_MS) {
+      throw new AfsError(
+        "TIMEOUT",
+        `the sync of ${record.dir} (pid ${pid}) has not answered a request to upload its changes for ${FLUSH_SILENCE_MS / 1000} s; see afs status and its log ${logFile(afs.home, record.id)}`,
+        { dir: record.dir, pid },
+      );
+    }
+    await sleep(20);
+  }
+}
+
 const lockFile = (home: string, id: string): string => join(mountsDir(home), `${id}.lock`);
 
 /** One process per directory: the lock file names the process; one left by a process now gone is taken over. */
-async function claim(home: string, id: string, dir: string): Promise<() => Promise<void>> {
+export async function claim(home: string, id: string, dir: string): Promise<() => Promise<void>> {
   const file = lockFile(home, id);
   await mkdir(mountsDir(home), { recursive: true });
   for (let attempt = 0; ; attempt++) {
@@ -147,6 +193,15 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
   process.once("SIGTERM", () => requestStop());
   process.once("SIGINT", () => requestStop());
   process.on("SIGHUP", () => {});
+  // Set before the mount starts, so an early request is not the signal's default (ending the process).
+  let mount: Mount | undefined;
+  let flushWanted = false;
+  const flushNow = (m: Mount): void =>
+    void m.flush().catch((e: unknown) => log(`${new Date().toISOString()} flush failed: ${toAfsError(e).message}`));
+  process.on(FLUSH_SIGNAL, () => {
+    if (mount) flushNow(mount);
+    else flushWanted = true;
+  });
   const report = (m: StartReport): void => {
     // Nobody to tell when started by hand, or when `afs mount` has gone (Ctrl-C).
     if (!process.send || !process.connected) return;
@@ -157,7 +212,6 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
 
   const id = mountId(options.dir);
   let release: (() => Promise<void>) | undefined;
-  let mount: Mount;
   try {
     release = await claim(afs.home, id, options.dir);
     mount = await Mount.start(afs, options);
@@ -183,6 +237,7 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
   }
   log(`${new Date().toISOString()} mounted ${options.workspace} on ${options.dir} (pid ${process.pid}): in step`);
   report({ ok: true, status: { ...mount.status(), pid: process.pid } });
+  if (flushWanted) flushNow(mount);
   // The watcher and the event follower do not hold the event loop open: this process lives until told to stop.
   const keepAlive = setInterval(() => {}, 2 ** 30);
   await stopRequested;

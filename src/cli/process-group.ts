@@ -2,6 +2,7 @@
 // whatever it starts (an MCP server, a shell) goes when it goes. A stop closes its stdin first (the
 // stdio way to say goodbye), then SIGTERM to the group, then SIGKILL if it lingers.
 import { type ChildProcess, spawn } from "node:child_process";
+import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { AfsError } from "../core/errors.js";
 
@@ -24,7 +25,13 @@ export interface GroupChild {
 }
 
 const GRACE_MS = 2000;
-const SIGNALS: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+
+/** How a child ended, as a shell says it: its status, or 128 + the number of the signal that ended it. */
+export function childExit(code: number | null, signal: NodeJS.Signals | null): ChildExit {
+  return signal
+    ? { status: 128 + (constants.signals[signal] ?? 0), text: `exited on ${signal}` }
+    : { status: code ?? 1, text: `exited with status ${code}` };
+}
 
 /** Starts `command`; rejects with one clear error naming `what` when it cannot run at all. */
 /** `cwd` and `env`: the invocation's, so the child runs where and as its caller asked. */
@@ -48,13 +55,7 @@ export async function spawnGroup(
     );
   });
   const exited = new Promise<ChildExit>((resolve) =>
-    child.once("exit", (code, signal) =>
-      resolve(
-        signal
-          ? { status: 128 + (SIGNALS[signal] ?? 0), text: `exited on ${signal}` }
-          : { status: code ?? 1, text: `exited with status ${code}` },
-      ),
-    ),
+    child.once("exit", (code, signal) => resolve(childExit(code, signal))),
   );
   // A write to a child that died shows up as its exit, not as a crash.
   child.stdin?.on("error", () => {});

@@ -26,6 +26,7 @@ const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Regis
   mount: async () => (await import("./commands/mount.js")).registerMountCommands,
   unmount: async () => (await import("./commands/mount.js")).registerMountCommands,
   "mount-run": async () => (await import("./commands/mount.js")).registerMountCommands,
+  run: async () => (await import("./commands/run.js")).registerRun,
   migrate: async () => (await import("./commands/migrate.js")).registerMigrate,
   mcp: async () => (await import("./commands/mcp.js")).registerMcp,
   serve: async () => (await import("./commands/serve.js")).registerServe,

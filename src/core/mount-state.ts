@@ -41,6 +41,12 @@ export interface MountReport {
   conflicts: number;
   lastSync: number | null;
   lastError: string | null;
+  /**
+   * When the newest flush began (ms since the epoch): every change on disk made before then has
+   * been looked at (uploaded, or counted in `pending`). Lets another process ask for a flush and
+   * know when it has been answered (`afs run`).
+   */
+  flushed?: number | null;
   /** When this report was written (ms since the epoch). */
   at: number;
 }

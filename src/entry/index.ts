@@ -3,6 +3,7 @@
 // every other module may change at any time.
 export { AfsError, ERROR_CODES, type ErrorCode, isAfsError } from "../core/errors.js";
 export type { Env, Settings } from "../core/settings.js";
+export { Mount, type MountOptions, type MountRunState, type MountStatus } from "../mounts/mount.js";
 // The operations are listed once, in ops/index.ts: each one's function, argument schema and types.
 export * from "../ops/index.js";
 export type { SearchIndexes } from "../search/indexes.js";
@@ -11,7 +12,6 @@ export type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../vo
 export {
   Afs,
   type AfsOptions,
-  type AttachResult,
   type DiffResult,
   type EventFilter,
   type EventFollower,

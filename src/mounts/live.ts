@@ -27,7 +27,13 @@ export const mountsDir = (home: string): string => join(home, "mounts");
 export const logFile = (home: string, id: string): string => join(mountsDir(home), `${id}.log`);
 
 /**
- * Whether `pid` is a mount process still running. Where /proc exists, a pid the system has since
+ * The afs commands that run a sync: the background `afs mount` process, and `afs acp`, whose
+ * session directory is mounted for as long as the session runs.
+ */
+const SYNC_COMMANDS = ["mount-run", "acp"];
+
+/**
+ * Whether `pid` is a process running a mount still. Where /proc exists, a pid the system has since
  * given to another program (or an ended process not yet reaped) does not count.
  */
 export function mountProcessAlive(pid: number | null | undefined): pid is number {
@@ -38,7 +44,9 @@ export function mountProcessAlive(pid: number | null | undefined): pid is number
     if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("mount-run");
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .some((arg) => SYNC_COMMANDS.includes(arg));
   } catch {
     return process.platform !== "linux";
   }

@@ -52,6 +52,8 @@ export interface MountStatus {
   /** When the last round ended (ms since the epoch). */
   lastSync: number | null;
   lastError: string | null;
+  /** When the newest flush began (ms since the epoch): what changed on disk before then has been looked at. */
+  flushed: number | null;
 }
 
 const MAX_FLUSH_ROUNDS = 20;
@@ -95,6 +97,7 @@ export class Mount {
       downloaded: 0,
       lastSync: null,
       lastError: null,
+      flushed: null,
     };
   }
 
@@ -133,14 +136,6 @@ export class Mount {
         throw e;
       },
     );
-    const attached = exists ? await afs.attachments.directory(workspace) : null;
-    if (attached) {
-      throw new AfsError(
-        "INVALID_ARGUMENT",
-        `workspace ${workspace} is attached to ${attached} (afs acp), whose directory is its live state; detach it first, or mount another workspace`,
-        { workspace, dir: attached },
-      );
-    }
     const readonly = options.readonly ?? false;
     if (!exists && readonly) {
       throw new AfsError("NOT_FOUND", `workspace ${workspace} does not exist; a read-only mount needs one to follow`, {
@@ -198,10 +193,18 @@ export class Mount {
     return { ...this.info, conflictPaths: [...this.info.conflictPaths], pending: this.again.size + this.held.size };
   }
 
-  /** Uploads what is pending and applies what arrived, until both sides agree (or 20 rounds pass). */
+  /**
+   * Uploads what is pending and applies what arrived, until both sides agree (or 20 rounds pass).
+   * Every change made on disk before the flush begins is looked at, settled or not: the watcher's
+   * take() waits for what the kernel has yet to deliver, whatever the debounce.
+   */
   async flush(): Promise<MountStatus> {
     await this.exclusive(async () => {
+      // Stamped when the flush begins, after whatever ran before it: this is what it vouches for.
+      const began = Date.now();
       for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
+      this.info.flushed = began;
+      await this.report();
     });
     return this.status();
   }
@@ -232,6 +235,7 @@ export class Mount {
       conflicts: s.conflicts,
       lastSync: s.lastSync,
       lastError: s.lastError,
+      flushed: s.flushed,
       at: Date.now(),
     };
     await this.afs.mounts.report(s.id, report);

@@ -158,8 +158,8 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
     // Asked even when the pattern requires nothing: the answer still leaves binary blobs out, and
     // the index then knows every blob, so their texts come as byte views rather than decoded.
     candidates = await index.candidates(scope.hashes, invert ? { op: "all" } : plan.query);
-    // Targets with a known hash are narrowed by the index; the others (files changed on an attached
-    // directory since they were recorded) are all read. Only the candidates' paths are visited.
+    // Targets with a known hash are narrowed by the index; the others (files a volume
+    // knows no hash for, as in a directory) are all read. Only the candidates' paths are visited.
     targets = [...scope.unhashed];
     for (const hash of candidates.keys()) for (const t of scope.byHash.get(hash) ?? []) targets.push(t);
   } else targets = [...scope.targets];

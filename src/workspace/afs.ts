@@ -1,11 +1,10 @@
 // The afs engine: open a home, then use its parts, each a small object of its own (Kysely's
-// `db.schema` style): workspaces, checkpoints, events, history, tokens, attachments, mounts, indexes, maintenance.
+// `db.schema` style): workspaces, checkpoints, events, history, tokens, mounts, indexes, maintenance.
 // Every surface (CLI, MCP, ACP, HTTP) talks to these parts and the ops, never to the store.
 import { userInfo } from "node:os";
 import { type Env, readSettings, type Settings, storeUrlFrom } from "../core/settings.js";
 import { openStore } from "../store/open.js";
 import { locate } from "./config.js";
-import { Attachments } from "./engine/attachments.js";
 import { Checkpoints } from "./engine/checkpoints.js";
 import { createEngine, type Engine } from "./engine/engine.js";
 import { Events } from "./engine/events.js";
@@ -20,7 +19,6 @@ import type { MigrateOptions } from "./migrate.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA } from "./tree.js";
 import { VERSION } from "./version.js";
 
-export type { AttachResult } from "./engine/attachments.js";
 export type { DiffResult } from "./engine/checkpoints.js";
 export type { EventFilter, EventFollower, EventPage, EventRecord } from "./engine/events.js";
 export type {
@@ -36,7 +34,7 @@ export type { MigrateReport } from "./engine/maintenance.js";
 export type { SyncChange, SyncCommitResult, SyncOutcome } from "./engine/mounts.js";
 export type { TokenRecord, TokenRegistry } from "./engine/tokens.js";
 export type { ExportResult } from "./engine/workspaces.js";
-export { Attachments, Checkpoints, Events, History, Indexes, Maintenance, Mounts, Tokens, VERSION, Workspaces };
+export { Checkpoints, Events, History, Indexes, Maintenance, Mounts, Tokens, VERSION, Workspaces };
 
 export interface AfsOptions {
   /** Data directory; default AFS_HOME or ~/.afs. */
@@ -62,7 +60,6 @@ export class Afs {
   readonly events: Events;
   readonly history: History;
   readonly tokens: Tokens;
-  readonly attachments: Attachments;
   readonly indexes: Indexes;
   readonly maintenance: Maintenance;
   readonly mounts: Mounts;
@@ -75,7 +72,6 @@ export class Afs {
     this.events = new Events(engine);
     this.history = new History(engine, this.workspaces);
     this.tokens = new Tokens(engine);
-    this.attachments = new Attachments(engine);
     this.indexes = new Indexes(engine, this.workspaces);
     this.maintenance = new Maintenance(engine, this.workspaces);
     this.mounts = new Mounts(engine);

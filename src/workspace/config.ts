@@ -1,5 +1,5 @@
-// Where afs keeps its data (AFS_HOME) and the small per-home settings file (current workspace,
-// attached directories).
+// Where afs keeps its data (AFS_HOME) and the small per-home settings file (the current workspace;
+// a key `attachments` left by an older afs is ignored: directories are mounts now, in mounts.db).
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { readFile, rename, writeFile } from "node:fs/promises";
@@ -10,8 +10,6 @@ import { makeDirectory } from "../store/make-dir.js";
 
 export interface AfsConfig {
   current_workspace?: string;
-  /** Workspace name → absolute real path of the directory attached to it (see attachments.ts). */
-  attachments?: Record<string, string>;
 }
 
 export const defaultStoreUrl = (home: string): string => `sqlite:${join(home, "afs.db")}`;
@@ -34,7 +32,7 @@ function accountHome(): string {
   }
 }
 
-// The file is read on every volume a server opens (is the workspace attached?): keep the parsed
+// The file is read often (the current workspace, on every command that needs one): keep the parsed
 // copy while the file's identity holds. writeConfig renames a new file into place, so any change,
 // from any process, gives a new inode.
 // Process-wide on purpose, not per engine: it is a memo of a file's content keyed by the file's

@@ -1,5 +1,6 @@
 // Names people and agents choose: workspaces, checkpoints and template slugs share one rule.
 // Also a workspace's id, the other way to name it.
+import { basename } from "node:path";
 import { AfsError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
 import type { WorkspaceRecord } from "../store/store.js";
@@ -16,6 +17,15 @@ export function checkName(kind: "workspace" | "checkpoint" | "template", name: s
     );
   }
   return name;
+}
+
+/** A valid workspace name from a directory's base name (what `afs acp` names a new one): other characters become "-". */
+export function workspaceNameFor(dir: string): string {
+  const name = basename(dir)
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, MAX_NAME);
+  return NAME_PATTERN.test(name) ? name : "workspace";
 }
 
 /**

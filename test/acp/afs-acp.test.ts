@@ -2,7 +2,7 @@
 // pipes; the agent exercises fs/*, a permission request, the afs MCP server it was handed and its
 // own disk writes; afs records DIR and checkpoints the turn.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,8 +38,8 @@ interface StepResult {
   error?: { code: number; message: string; data?: Record<string, unknown> };
 }
 
-function acpTurn(steps: object[], extra: string[] = [], env: Record<string, string> = {}) {
-  const r = c.run(["acp", "--dir", dir, "--approve", "allow", ...extra, "--prompt", JSON.stringify(steps), ...AGENT], {
+function acpTurn(steps: object[], extra: string[] = [], env: Record<string, string> = {}, on = dir) {
+  const r = c.run(["acp", "--dir", on, "--approve", "allow", ...extra, "--prompt", JSON.stringify(steps), ...AGENT], {
     env: { AFS_MAX_TEXT_FILE_BYTES: "4096", ...env },
   });
   const results = r.stdout
@@ -196,20 +196,110 @@ describe("afs acp", () => {
     expect(left).toEqual([]);
   });
 
-  it("uses an existing workspace only when asked to adopt it", () => {
+  it("mounts DIR on an existing workspace holding other files only with --prefer (--adopt: local)", () => {
+    const put = (ws: string, path: string, content: string) =>
+      c.ok(["fs", "write", path, "-w", ws, "--content", content]);
+    const project = (name: string, content: string) => {
+      const d = c.tmp(name);
+      mkdirSync(d);
+      writeFileSync(join(d, "x.txt"), content);
+      return d;
+    };
+    const turn = (d: string, ws: string, ...extra: string[]) =>
+      c.run([
+        "acp",
+        "--dir",
+        d,
+        "-w",
+        ws,
+        ...extra,
+        "--approve",
+        "allow",
+        "--prompt",
+        JSON.stringify([{ op: "read", path: join(d, "x.txt") }]),
+        ...AGENT,
+      ]);
     c.ok(["ws", "create", "existing"]);
-    const other = c.tmp("other");
-    mkdirSync(other);
-    writeFileSync(join(other, "x.txt"), "x\n");
-    const steps = JSON.stringify([{ op: "read", path: join(other, "x.txt") }]);
-    const turn = (...extra: string[]) =>
-      c.run(["acp", "--dir", other, "-w", "existing", ...extra, "--approve", "allow", "--prompt", steps, ...AGENT]);
-    const refused = turn();
+    put("existing", "/x.txt", "from the workspace\n");
+    const other = project("other", "x\n");
+    const refused = turn(other, "existing");
     expect(refused.status).toBe(4);
-    expect(refused.stderr).toContain("--adopt");
-    const adopted = turn("--adopt");
+    expect(refused.stderr).toContain("--prefer local|remote");
+    expect(refused.stderr).toContain("/x.txt");
+    expect(c.ok(["fs", "cat", "/x.txt", "-w", "existing"])).toBe("from the workspace\n");
+    const adopted = turn(other, "existing", "--adopt");
     expect(adopted.status, adopted.stderr).toBe(0);
+    expect(adopted.stderr).toContain("--adopt is deprecated");
     expect(c.ok(["fs", "cat", "/x.txt", "-w", "existing"])).toBe("x\n");
+    // The side that gave way is kept beside it, in the directory and in the workspace.
+    const copies = readdirSync(other).filter((n) => n.startsWith("x.conflict-"));
+    expect(copies).toHaveLength(1);
+    expect(readFileSync(join(other, copies[0] as string), "utf8")).toBe("from the workspace\n");
+    expect(c.ok(["fs", "cat", `/${copies[0]}`, "-w", "existing"])).toBe("from the workspace\n");
+
+    c.ok(["ws", "create", "theirs"]);
+    put("theirs", "/x.txt", "theirs\n");
+    const mine = project("mine", "mine\n");
+    const preferred = turn(mine, "theirs", "--prefer", "remote");
+    expect(preferred.status, preferred.stderr).toBe(0);
+    expect(readFileSync(join(mine, "x.txt"), "utf8")).toBe("theirs\n");
+    expect(c.ok(["fs", "cat", "/x.txt", "-w", "theirs"])).toBe("theirs\n");
+  });
+
+  it("on a directory a background afs mount keeps in step: uses that sync, which keeps running after", () => {
+    const bg = c.tmp("background");
+    mkdirSync(bg);
+    writeFileSync(join(bg, "a.txt"), "a\n");
+    const mounted = c.json<{ pid: number }>(["mount", "bg", bg]);
+    try {
+      const steps = [
+        { op: "write", path: join(bg, "a.txt"), content: "A\n" },
+        { op: "mcp", tool: "file_read", args: { path: "/a.txt" } },
+        { op: "mcp", tool: "file_write", args: { path: "/via-mcp.txt", content: "from mcp\n" } },
+        { op: "disk-write", path: join(bg, "shell.txt"), content: "from the shell\n" },
+      ];
+      const r = acpTurn(steps, [], {}, bg);
+      expect(r.status, r.stderr).toBe(0);
+      const [write, mcpRead, mcpWrite, shell] = r.results;
+      expect(write?.ok).toEqual({});
+      // The agent's write was uploaded by the background sync before the agent heard back.
+      expect(mcpRead?.ok).toMatchObject({ content: "A\n" });
+      expect(mcpWrite?.error).toBeUndefined();
+      expect(shell?.ok).toEqual({ ok: true });
+      const cps = c.json<{ name: string }[]>(["cp", "list", "-w", "bg"]).map((x) => x.name);
+      expect(cps[0]).toBe("turn-1");
+      const diff = c.json<{ changes: { path: string; status: string }[] }>([
+        "cp",
+        "diff",
+        cps[1] as string,
+        "turn-1",
+        "-w",
+        "bg",
+      ]);
+      expect(diff.changes.map((x) => `${x.status} ${x.path}`).sort()).toEqual([
+        "added /shell.txt",
+        "added /via-mcp.txt",
+        "modified /a.txt",
+      ]);
+      expect(readFileSync(join(bg, "via-mcp.txt"), "utf8")).toBe("from mcp\n");
+      // One sync for the directory: the background one, still running.
+      const listed = c.json<{ mounts: { dir: string; state: string; pid: number | null }[] }>(["status"]).mounts;
+      expect(listed.filter((m) => m.dir === realpathSync(bg))).toEqual([
+        expect.objectContaining({ state: "running", pid: mounted.pid }),
+      ]);
+      // Another workspace on it is refused, naming the one it is mounted on.
+      const other = c.run(["acp", "--dir", bg, "-w", "elsewhere", "--approve", "allow", "--prompt", "[]", ...AGENT]);
+      expect(other.status).toBe(4);
+      expect(other.stderr).toContain("mounted on workspace bg");
+      // Mounted read-only, the agent's changes would not be kept: refused, saying so.
+      c.ok(["unmount", bg]);
+      c.ok(["mount", "bg", bg, "--readonly"]);
+      const readonly = acpTurn([], [], {}, bg);
+      expect(readonly.status).not.toBe(0);
+      expect(readonly.stderr).toContain("read-only");
+    } finally {
+      c.ok(["unmount", bg]);
+    }
   });
 
   it("on Ctrl-C ends the agent and the MCP server it started, within seconds", async () => {
@@ -233,6 +323,11 @@ describe("afs acp", () => {
         .split("\n")
         .filter((l) => l.includes(c.home));
     expect(running().some((l) => l.includes(" mcp "))).toBe(true);
+    // The session's directory is a mount like any other: running while the session runs, stopped after.
+    type Listed = { workspace: string; dir: string; state: string; pid: number | null };
+    const mountOf = () =>
+      c.json<{ mounts: Listed[] }>(["status"]).mounts.find((m) => m.dir === realpathSync(dir)) as Listed;
+    expect(mountOf()).toMatchObject({ workspace: "project", state: "running", pid: child.pid });
     const started = Date.now();
     child.kill("SIGINT");
     const status = await new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -240,6 +335,7 @@ describe("afs acp", () => {
     for (let i = 0; i < 50 && running().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(running()).toEqual([]);
     expect(Date.now() - started).toBeLessThan(10_000);
+    expect(mountOf()).toMatchObject({ workspace: "project", state: "stopped", pid: null });
   });
 
   it("on a terminal: a prompt loop that shows each write's diff and asks before it lands", async () => {

@@ -23,10 +23,10 @@ export async function tempAfs(): Promise<{ afs: Afs; home: string; cleanup: () =
   };
 }
 
-/** An Afs in a fresh home plus an empty project directory named `name` (to attach), removed afterwards. */
+/** An Afs in a fresh home plus an empty project directory named `name` (to mount), removed afterwards. */
 export async function tempProject(name: string): Promise<{ afs: Afs; dir: string; cleanup: () => Promise<void> }> {
   const a = await tempAfs();
-  const d = await tempDir("afs-attached-");
+  const d = await tempDir("afs-project-");
   const dir = join(d.dir, name);
   await mkdir(dir);
   return {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
+import { Mount } from "../../src/mounts/mount.js";
 import { CHUNK_BYTES } from "../../src/store/chunking.js";
 import type { Afs } from "../../src/workspace/afs.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
@@ -81,16 +82,20 @@ describe("large files", () => {
     expect((await afs.maintenance.fsck()).problems).toEqual([]);
   });
 
-  it("records a large file changed in an attached directory by streaming it", async () => {
+  it("uploads a large file changed in a mounted directory by streaming it", async () => {
     const project = join(dir, "project");
     await mkdir(project);
     const first = randomBytes(2 * CHUNK_BYTES + 5);
     await writeFile(join(project, "data.bin"), first);
-    const { workspace } = await afs.attachments.attach(project, { workspace: "proj" });
+    const mount = await Mount.start(afs, { workspace: "proj", dir: project });
     const second = Buffer.concat([first.subarray(0, CHUNK_BYTES), randomBytes(CHUNK_BYTES + 9)]);
-    await writeFile(join(project, "data.bin"), second);
-    const recorded = await afs.attachments.record(workspace);
-    expect(recorded.modified).toBe(1);
+    try {
+      const before = mount.status().uploaded;
+      await writeFile(join(project, "data.bin"), second);
+      expect((await mount.flush()).uploaded - before).toBe(1);
+    } finally {
+      await mount.stop();
+    }
     await afs.workspaces.export("proj", join(dir, "out"));
     expect((await readFile(join(dir, "out", "data.bin"))).equals(second)).toBe(true);
     expect((await afs.maintenance.fsck()).problems).toEqual([]);

@@ -1,7 +1,7 @@
 // Ranged reads on a file stored in chunks, through every kind of volume: file_lines (streamed, as for
 // any file over SMALL_FILE_BYTES), ACP windows, byte ranges and grep answer what the whole text says,
 // with a multi-byte character split by the first chunk boundary and a CRLF split by the second.
-import { mkdir, utimes, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Approvals } from "../../src/access/approvals.js";
@@ -58,14 +58,9 @@ describe("ranged reads of a chunked file", () => {
     dir = join(d.dir, "proj");
     await mkdir(dir);
     await writeFile(join(dir, "big.txt"), DATA);
-    // Written a while ago: an attached workspace then trusts its recorded hash (not racy).
-    const past = new Date(Date.now() - 60_000);
-    await utimes(join(dir, "big.txt"), past, past);
     await afs.workspaces.import("ws", dir);
     volumes.push(["workspace", await afs.workspaces.volume("ws"), indexesOf(afs)]);
     volumes.push(["directory", await LocalDirVolume.open(dir)]);
-    await afs.attachments.attach(dir, { workspace: "att" });
-    volumes.push(["attached workspace", await afs.workspaces.volume("att"), indexesOf(afs)]);
   }, 60_000);
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c();
@@ -123,9 +118,8 @@ describe("ranged reads of a chunked file", () => {
         content: ALL.slice(1, 3).join(""),
         sha256: sha256(DATA),
       });
-      // A workspace names its files' content hashes, and an attached one the recorded hash of a file
-      // whose size and mtime still match, so their line counts are remembered; a plain directory's
-      // file could have changed, and is read to the end again (for total_lines and the hash).
+      // A workspace names its files' content hashes, so their line counts are remembered; a plain
+      // directory's file could have changed, and is read to the end again (for total_lines and the hash).
       if (name === "directory") expect(streamed).toBe(DATA.length);
       else expect(streamed, name).toBeLessThanOrEqual(C); // the first chunk, of three
     }

@@ -4,6 +4,7 @@ import { mkdir, realpath, rm, stat } from "node:fs/promises";
 import { type Command, Option } from "commander";
 import { AfsError, isAfsError } from "../../core/errors.js";
 import type { MountRecord } from "../../core/mount-state.js";
+import type { Env } from "../../core/settings.js";
 import { describeMount, listing, logFile, type MountListing, mountProcessAlive } from "../../mounts/live.js";
 import { Mount, mountId } from "../../mounts/mount.js";
 import type { Afs } from "../../workspace/afs.js";
@@ -29,43 +30,16 @@ export function registerMountCommands(program: Command, io: Io): void {
     .addOption(preferOption())
     .action((workspace: string, dir: string, flags: MountFlags, cmd: Command) =>
       io.withAfs(cmd, async (afs) => {
-        const typed = io.path(dir);
-        await mkdir(typed, { recursive: true });
-        const real = await realpath(typed);
-        const id = mountId(real);
-        const known = await afs.mounts.get(id);
-        if (known && mountProcessAlive(known.report?.pid)) {
-          if (known.workspace !== workspace) {
-            throw new AfsError(
-              "ALREADY_EXISTS",
-              `${real} is mounted on workspace ${known.workspace}; unmount it first (afs unmount ${real}), or mount ${known.workspace}`,
-              { dir: real, workspace: known.workspace },
-            );
-          }
-          io.emit(flags, { ...listing(known), started: false }, (m) => `already mounted: ${describeMount(m)}`);
-          return;
-        }
-        const options = { workspace, dir: real, readonly: flags.readonly, prefer: flags.prefer };
-        const s = await startMountProcess(afs, io.env, options);
-        const started = {
+        const m = await ensureMounted(afs, io.env, {
           workspace,
-          dir: real,
-          state: s.state,
-          readonly: s.readonly,
-          pid: s.pid,
-          pending: s.pending,
-          conflicts: s.conflicts,
-          last_sync: s.lastSync === null ? null : new Date(s.lastSync).toISOString(),
-          last_error: s.lastError,
-          uploaded: s.uploaded,
-          downloaded: s.downloaded,
-          started: true,
-        } satisfies MountListing & Record<string, unknown>;
-        io.emit(
-          flags,
-          started,
-          (m) =>
-            `mounted ${m.workspace} on ${m.dir}: in step (${m.uploaded} uploaded, ${m.downloaded} downloaded, ${m.conflicts} conflicts); syncing in the background as pid ${m.pid}, stop it with afs unmount ${m.dir}`,
+          dir: io.path(dir),
+          readonly: flags.readonly,
+          prefer: flags.prefer,
+        });
+        io.emit(flags, m, (m) =>
+          m.started
+            ? `mounted ${m.workspace} on ${m.dir}: in step (${m.uploaded} uploaded, ${m.downloaded} downloaded, ${m.conflicts} conflicts); syncing in the background as pid ${m.pid}, stop it with afs unmount ${m.dir}`
+            : `already mounted: ${describeMount(m)}`,
         );
       }),
     );
@@ -97,6 +71,51 @@ export function registerMountCommands(program: Command, io: Io): void {
         setTimeout(() => process.exit(0), 2_000).unref();
       }),
     );
+}
+
+/** A mount `ensureMounted` found running, or started (with what its first sync moved). */
+export type EnsuredMount = MountListing &
+  ({ started: false } | { started: true; uploaded: number; downloaded: number });
+
+/**
+ * What `afs mount` does: mounts `dir` (an absolute path, created when missing) on `workspace` in a
+ * background process and resolves once both hold the same files; a mount of that directory whose
+ * process still runs is left as it is (on another workspace: ALREADY_EXISTS).
+ */
+export async function ensureMounted(
+  afs: Afs,
+  env: Env,
+  options: { workspace: string; dir: string; readonly?: boolean; prefer?: "local" | "remote" },
+): Promise<EnsuredMount> {
+  const { workspace } = options;
+  await mkdir(options.dir, { recursive: true });
+  const real = await realpath(options.dir);
+  const known = await afs.mounts.get(mountId(real));
+  if (known && mountProcessAlive(known.report?.pid)) {
+    if (known.workspace !== workspace) {
+      throw new AfsError(
+        "ALREADY_EXISTS",
+        `${real} is mounted on workspace ${known.workspace}; unmount it first (afs unmount ${real}), or mount ${known.workspace}`,
+        { dir: real, workspace: known.workspace },
+      );
+    }
+    return { ...listing(known), started: false };
+  }
+  const s = await startMountProcess(afs, env, { ...options, dir: real });
+  return {
+    workspace,
+    dir: real,
+    state: s.state,
+    readonly: s.readonly,
+    pid: s.pid,
+    pending: s.pending,
+    conflicts: s.conflicts,
+    last_sync: s.lastSync === null ? null : new Date(s.lastSync).toISOString(),
+    last_error: s.lastError,
+    uploaded: s.uploaded,
+    downloaded: s.downloaded,
+    started: true,
+  };
 }
 
 /** The mounts a typed target names: the directory first, else every mount of the workspace of that name. */

@@ -22,7 +22,7 @@ export interface Located {
   host: string;
 }
 
-/** Opens the volume that serves one directory (a plain directory, or an attached workspace). */
+/** Opens the volume that serves one directory (a plain directory, or a mounted one whose writes are uploaded at once). */
 export type VolumeOpener = (dir: string) => Promise<Volume>;
 
 export async function openRoots(dirs: readonly string[], open: VolumeOpener): Promise<Root[]> {

@@ -107,7 +107,7 @@ export function canonicalKey(roots: readonly BrokerRoot[], given: string): strin
  * followed, for delete and rename). PERMISSION_DENIED when that is outside the root; never a fallback.
  */
 export async function landing(t: Target, entry = false): Promise<Target> {
-  // A directory (or an attached workspace): its volume's confinement says where the path lands.
+  // A directory: its volume's confinement says where the path lands.
   const volume = t.root.volume;
   if (volume.realPath) return { root: t.root, path: await volume.realPath(t.path, { entry }) };
   if (entry) {

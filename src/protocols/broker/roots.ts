@@ -20,13 +20,13 @@ export interface RootSpec {
 
 export interface BrokerRoot {
   name: string;
-  /** file:// for a directory (or a workspace attached to one); afs://workspace/NAME otherwise. */
+  /** file:// for a directory; afs://workspace/NAME for a workspace. */
   uri: string;
   readOnly: boolean;
   volume: Volume;
   /**
    * The host directory behind the root (as given, and its real path), when there is one; its
-   * volume (a LocalDirVolume, or an attached workspace's) then confines paths (Volume.realPath).
+   * volume (a LocalDirVolume) then confines paths (Volume.realPath).
    */
   dir: string | null;
   real: string | null;
@@ -85,11 +85,8 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
     const ws = spec.workspace as string;
     if (!afs) throw new AfsError("INVALID_ARGUMENT", `root afs:${ws} needs an afs home; open the broker with one`);
     const volume = await afs.workspaces.volume(ws, "broker", "broker");
-    const attached = await afs.attachments.directory(ws);
-    const real = attached ? await realpath(attached) : null;
     const writers = new Map<string, Promise<Volume>>();
     const writerFor = (server: string): Promise<Volume> => {
-      if (attached) return Promise.resolve(volume);
       let writer = writers.get(server);
       if (!writer) {
         writer = afs.workspaces.volume(ws, server, "broker");
@@ -100,11 +97,11 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
     };
     root = {
       writerFor,
-      uri: attached ? pathToFileURL(attached).href : `afs://workspace/${encodeURIComponent(ws)}`,
+      uri: `afs://workspace/${encodeURIComponent(ws)}`,
       readOnly,
       volume,
-      dir: attached,
-      real,
+      dir: null,
+      real: null,
       workspace: ws,
     };
     base = ws;

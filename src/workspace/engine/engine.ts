@@ -1,6 +1,6 @@
 // What the engine's parts share (the store, caches, the search files, who acts) and the steps
-// several parts take: find a workspace, fold its live state, create one from a root tree, record
-// an attached directory. Internal to workspace/: surfaces only see the parts.
+// several parts take: find a workspace, fold its live state, create one from a root tree, import a
+// directory. Internal to workspace/: surfaces only see the parts.
 import { randomUUID } from "node:crypto";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
@@ -8,13 +8,11 @@ import { KeyedLock } from "../../core/keyed-lock.js";
 import { keptChanging, RETRY, retryOnConflict } from "../../core/retry.js";
 import type { Settings } from "../../core/settings.js";
 import type { CheckpointRecord, Store, WorkspaceRecord } from "../../store/store.js";
-import { attachments } from "../attachments.js";
 import { BlobCache } from "../blob-cache.js";
 import { fold } from "../fold.js";
 import { type WorkspaceInfo, workspaceInfo } from "../info.js";
 import { SubtreeListings } from "../listings.js";
 import { checkName } from "../names.js";
-import type { RecordOptions, RecordResult, VerifiedStats } from "../record.js";
 import { type EngineContext, notFoundWorkspace, snapshot } from "../snapshot.js";
 import { templateSlugs } from "../templates.js";
 import type { ImportOptions, SkippedFile } from "../transfer.js";
@@ -33,8 +31,6 @@ export interface Engine extends EngineContext {
   readonly settings: Settings;
   /** The directory it was opened from: where relative paths given to it later are taken from. */
   readonly cwd: string;
-  /** Recording's module and the stats it shares with attached volumes, loaded on first use. */
-  recording(): Promise<{ record: typeof import("../record.js"); verified: VerifiedStats }>;
 }
 
 export function createEngine(
@@ -44,8 +40,6 @@ export function createEngine(
   settings: Settings,
   cwd: string,
 ): Engine {
-  /** Stats of attached files read and found unchanged, so records need not read them again. */
-  let verified: VerifiedStats | undefined;
   return {
     home,
     store,
@@ -57,11 +51,6 @@ export function createEngine(
     search: new SearchFiles(store, home, settings),
     settings,
     cwd,
-    async recording() {
-      const record = await import("../record.js");
-      verified ??= new record.VerifiedStats();
-      return { record, verified };
-    },
   };
 }
 
@@ -157,35 +146,6 @@ export async function importWorkspace(
     description: options.description ?? `imported from ${dir}`,
   });
   return { workspace, files: imported.files, bytes: imported.bytes, skipped: imported.skipped };
-}
-
-/** The directory attached to a workspace, or null. */
-export async function attachedDirectory(engine: Engine, name: string): Promise<string | null> {
-  return (await attachments(engine.home))[name] ?? null;
-}
-
-/**
- * Brings an attached workspace's live state to exactly what its directory holds (only `paths`
- * when given: a watcher's changes), as one commit; nothing changed, nothing committed.
- */
-export async function recordDirectory(
-  engine: Engine,
-  name: string,
-  options: RecordOptions = {},
-): Promise<RecordResult> {
-  const { record, verified } = await engine.recording();
-  return record.recordDirectory(engine, name, await requireAttached(engine, name), verified, options);
-}
-
-async function requireAttached(engine: Engine, name: string): Promise<string> {
-  const dir = await attachedDirectory(engine, name);
-  if (!dir) {
-    await requireWorkspace(engine, name);
-    throw new AfsError("INVALID_ARGUMENT", `workspace ${name} is not attached to a directory; attach one first`, {
-      workspace: name,
-    });
-  }
-  return dir;
 }
 
 export const alreadyExists = (name: string): AfsError =>

@@ -178,22 +178,25 @@ export class History {
     by: Attribution,
   ): Promise<RestoreResult> {
     const { entry, label } = target;
-    const volume = await this.workspaces.volume(workspace, by.actor, by.surface);
-    const sha256 = entry.kind === "dir" ? null : entry.hash;
-    if (volume instanceof WorkspaceVolume) {
-      const done = await volume.place(path, entry, op);
-      return { path, from: label, kind: entry.kind, sha256, revision: done.revision };
-    }
-    // An attached workspace's files live in its directory: written there, then recorded.
-    if (entry.kind !== "file") {
-      throw new AfsError(
-        "INVALID_ARGUMENT",
-        `workspace ${workspace} is attached to a directory: restore files one at a time there, or export ${label}`,
-        { path },
-      );
-    }
-    const done = await volume.writeFile(path, await this.bytes(path, entry.hash, label), { op });
-    return { path, from: label, kind: "file", sha256, revision: done.revision };
+    const e = this.engine;
+    await requireWorkspace(e, workspace);
+    const volume = new WorkspaceVolume(
+      e.store,
+      e.trees,
+      e.roots,
+      e.caches,
+      workspace,
+      by.actor ?? e.actor,
+      by.surface ?? e.surface,
+    );
+    const done = await volume.place(path, entry, op);
+    return {
+      path,
+      from: label,
+      kind: entry.kind,
+      sha256: entry.kind === "dir" ? null : entry.hash,
+      revision: done.revision,
+    };
   }
 
   private async resolveFile(

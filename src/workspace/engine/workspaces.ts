@@ -1,10 +1,10 @@
 // `afs.workspaces`: create (empty, from a template, by fork or import), find, list, delete and
 // export workspaces; which one is current; and a workspace as the Volume operations run on.
+import { realpath } from "node:fs/promises";
 import { AfsError } from "../../core/errors.js";
 import { makeDirectory } from "../../store/make-dir.js";
 import type { Volume } from "../../volume/volume.js";
-import { attachments, realDirectory, setAttachment } from "../attachments.js";
-import { createCheckpoint, getCheckpoint, keepRoot, restoreCheckpoint } from "../checkpoints.js";
+import { getCheckpoint, keepRoot } from "../checkpoints.js";
 import { readConfig, writeConfig } from "../config.js";
 import { type CheckpointInfo, type WorkspaceInfo, workspaceInfo } from "../info.js";
 import { checkName } from "../names.js";
@@ -14,14 +14,12 @@ import type { ImportOptions, Progress } from "../transfer.js";
 import { EMPTY_TREE } from "../tree.js";
 import { WorkspaceVolume } from "../workspace-volume.js";
 import {
-  attachedDirectory,
   createWithRoot,
   describe,
   type Engine,
   type ImportResult,
   importWorkspace,
   liveRoot,
-  recordDirectory,
   requireWorkspace,
 } from "./engine.js";
 
@@ -125,7 +123,6 @@ export class Workspaces {
   async delete(name: string): Promise<void> {
     const { home, store } = this.engine;
     if (!(await store.deleteWorkspace(name))) throw notFoundWorkspace(name);
-    if ((await attachments(home))[name]) await setAttachment(home, name, null);
     if ((await this.current()) === name) {
       const { current_workspace: _, ...rest } = await readConfig(home);
       await writeConfig(home, rest);
@@ -140,8 +137,8 @@ export class Workspaces {
   /**
    * Exports a checkpoint (or, without one, the live state) into an empty directory. With `force`
    * the directory may hold anything: what it holds is first kept as a safety checkpoint (when no
-   * checkpoint has it yet), then it is made equal to the export (ignored files stay). On the
-   * workspace's attached directory that is an undo: the checkpoint becomes the live state too.
+   * checkpoint has it yet), then it is made equal to the export (ignored files stay). A mounted
+   * directory is no exception: its sync then uploads what the export changed.
    */
   async export(
     name: string,
@@ -158,24 +155,12 @@ export class Workspaces {
     }
     const target = options.checkpoint ? await getCheckpoint(engine, name, options.checkpoint) : null;
     makeDirectory(dir, "the export");
-    const real = await realDirectory(dir);
-    const attached = (await attachedDirectory(engine, name)) === real;
+    const real = await realpath(dir);
     const what = target ? `checkpoint ${target.name}` : "the live state";
-    let safety: CheckpointInfo | null = null;
-    if (attached) {
-      await recordDirectory(engine, name);
-      const saved = await createCheckpoint(engine, name, {
-        kind: "safety",
-        description: `${real} before exporting ${what}`,
-      });
-      if (saved.created) safety = saved.checkpoint;
-    } else {
-      safety = await this.keepDirectory(name, real, `${real} before exporting ${what}`);
-    }
+    const safety = await this.keepDirectory(name, real, `${real} before exporting ${what}`);
     const root = target?.root ?? (await liveRoot(engine, name)).root;
     const { syncTree } = await import("../sync-dir.js");
     const synced = await syncTree(engine.store, engine.trees, root, real);
-    if (attached && target) await restoreCheckpoint(engine, name, target.name);
     return { files: synced.files, bytes: synced.bytes, written: synced.written, removed: synced.removed, safety };
   }
 
@@ -186,27 +171,10 @@ export class Workspaces {
     return root === EMPTY_TREE ? null : keepRoot(this.engine, name, root, description);
   }
 
-  /**
-   * The workspace as a Volume. An attached workspace's volume is its directory: reads and writes
-   * go to disk and are recorded into the workspace; files still as recorded report their hash.
-   */
+  /** The workspace as a Volume: its live state in the store, changes recorded as `actor` through `surface`. */
   async volume(name: string, actor = this.engine.actor, surface = this.engine.surface): Promise<Volume> {
     const engine = this.engine;
     await requireWorkspace(engine, name);
-    const live = new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor, surface);
-    const dir = await attachedDirectory(engine, name);
-    if (!dir) return live;
-    // Only attached workspaces need the directory machinery; a read of a stored one loads none of it.
-    const [{ AttachedVolume }, { LocalDirVolume }, { verified }] = await Promise.all([
-      import("../attached-volume.js"),
-      import("../../volume/local-dir/local-dir-volume.js"),
-      engine.recording(),
-    ]);
-    return new AttachedVolume(name, dir, new LocalDirVolume(dir, { actor, surface }), {
-      live,
-      record: (paths) => recordDirectory(engine, name, { paths }),
-      updatedAt: async () => (await requireWorkspace(engine, name)).updatedAt,
-      verified,
-    });
+    return new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor, surface);
   }
 }
