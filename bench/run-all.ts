@@ -23,6 +23,8 @@ export const BENCHMARKS = [
   "store-throughput.ts",
   "mount-sync.ts",
   "mount-sync.ts --redis",
+  "history.ts",
+  "version-growth.ts",
 ] as const;
 
 function runOne(file: string): Promise<{ code: number; ms: number; json: string[] }> {

@@ -47,6 +47,28 @@ export interface EngineRequest {
   store?: string;
   env: Env;
   cwd: string;
+  /** Recorded on the events the command causes (see surfaceOf). */
+  surface: string;
+}
+
+/**
+ * The surface a command's changes come through, by its top-level command: the protocol servers
+ * record theirs, everything else a person typed is "cli".
+ */
+const COMMAND_SURFACES: Readonly<Record<string, string>> = {
+  mcp: "mcp",
+  serve: "mcp",
+  acp: "acp",
+  broker: "broker",
+  mount: "mount",
+  "mount-run": "mount",
+  run: "run",
+};
+
+export function surfaceOf(cmd: Command): string {
+  let top = cmd;
+  while (top.parent?.parent) top = top.parent;
+  return COMMAND_SURFACES[top.name()] ?? "cli";
 }
 
 /**
@@ -117,7 +139,8 @@ export class Io extends Output {
   /** Runs `fn` with the engine the command's --home and --store (or the settings) name. */
   withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Promise<T> {
     const { home, store } = globals(cmd);
-    return this.engines.use({ home, store, env: this.invocation.env, cwd: this.invocation.cwd }, fn);
+    const request = { home, store, env: this.invocation.env, cwd: this.invocation.cwd, surface: surfaceOf(cmd) };
+    return this.engines.use(request, fn);
   }
 
   /** Like withAfs, plus the workspace from -w, $AFS_WORKSPACE or the current one. */

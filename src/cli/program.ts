@@ -19,6 +19,7 @@ const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Regis
   // Per subcommand: `afs fs ls` loads the list operation only, `afs fs cat` no operation at all.
   fs: async (sub) => (await import("./commands/fs.js")).fsGroup(sub),
   index: async () => (await import("./commands/index.js")).registerIndexCommands,
+  log: async () => (await import("./commands/log.js")).registerLog,
   gc: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
   fsck: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,
   status: async () => (await import("./commands/maintenance.js")).registerMaintenanceCommands,

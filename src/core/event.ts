@@ -1,6 +1,14 @@
 // A workspace's event log as the engine speaks of it: every mutation appends one record, and
-// followers (watches, mounts, the console) read them by sequence number. Stores keep them.
+// followers (watches, mounts, the console, history) read them by sequence number. Stores keep them.
 import type { Hash } from "./hash.js";
+
+/**
+ * Which way into afs a change came (beside who made it): "mcp", "acp", "broker", "cli", "mount",
+ * "engine" (a library caller that named none). Events written before surfaces were recorded read
+ * as UNKNOWN_SURFACE.
+ */
+export type Surface = string;
+export const UNKNOWN_SURFACE: Surface = "unknown";
 
 export interface EventInput {
   op: string;
@@ -8,6 +16,7 @@ export interface EventInput {
   oldHash: Hash | null;
   newHash: Hash | null;
   actor: string;
+  surface: Surface;
 }
 
 export interface EventRecord extends EventInput {

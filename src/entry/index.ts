@@ -18,6 +18,12 @@ export {
   type EventPage,
   type EventRecord,
   type ExportResult,
+  type FileVersion,
+  type RestoreResult,
   VERSION,
+  type VersionContent,
+  type VersionDiff,
+  type VersioningPolicy,
+  type VersionPage,
 } from "../workspace/afs.js";
 export type { CheckpointInfo, WorkspaceInfo } from "../workspace/info.js";

@@ -210,6 +210,25 @@ class CheckedStore implements Store {
     return this.call((d) => (limit === 0 ? Promise.resolve([]) : d.listEvents(workspace, afterSeq, limit)));
   }
 
+  getWorkspaceSetting(workspace: string, key: string): Promise<string | null> {
+    return this.call((d) => d.getWorkspaceSetting(workspace, key));
+  }
+
+  setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void> {
+    return this.call((d) => d.setWorkspaceSetting(workspace, key, value));
+  }
+
+  listPathEvents(workspace: string, path: string, beforeSeq: number | null, limit: number): Promise<EventRecord[]> {
+    return this.call((d) => {
+      if (!Number.isSafeInteger(limit) || limit < 0) return refuse(`limit must be a whole number, not ${limit}`);
+      if (beforeSeq !== null && (!Number.isSafeInteger(beforeSeq) || beforeSeq < 0)) {
+        return refuse(`beforeSeq must be a sequence number or null, not ${beforeSeq}`);
+      }
+      if (!path.startsWith("/")) return refuse(`an event path is absolute, not ${JSON.stringify(path)}`);
+      return limit === 0 || beforeSeq === 0 ? Promise.resolve([]) : d.listPathEvents(workspace, path, beforeSeq, limit);
+    });
+  }
+
   followEvents(
     workspace: string,
     afterSeq: number,

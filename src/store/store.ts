@@ -135,6 +135,12 @@ export interface Store extends TokenStore {
   /** Every template, ordered by slug. */
   listTemplates(): Promise<TemplateRecord[]>;
 
+  // Settings kept with a workspace (its versioning policy, …): small strings by key, gone with it.
+  /** null when the workspace or the setting is absent. */
+  getWorkspaceSetting(workspace: string, key: string): Promise<string | null>;
+  /** Sets (or with null removes) a setting; NOT_FOUND when the workspace does not exist. */
+  setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void>;
+
   // The live overlay.
   overlayGet(workspace: string, paths: readonly string[]): Promise<Map<string, Entry | null>>;
   /** Rows strictly below `dir`; with `childrenOnly`, only its direct children. */
@@ -154,6 +160,12 @@ export interface Store extends TokenStore {
   deleteCheckpoint(workspace: string, id: string): Promise<boolean>;
 
   listEvents(workspace: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
+  /**
+   * The events at exactly `path`, newest first, those with seq below `beforeSeq` (null: from the
+   * newest), at most `limit`: through a per-path index, so its cost follows the path's own history,
+   * never the length of the whole log. [] for a workspace that does not exist.
+   */
+  listPathEvents(workspace: string, path: string, beforeSeq: number | null, limit: number): Promise<EventRecord[]>;
   /**
    * Delivers the workspace's events after `afterSeq` as they are appended, by this process or any
    * other sharing the store, in order and a batch at a time (the next waits for `onEvents` to

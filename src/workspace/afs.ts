@@ -1,5 +1,5 @@
 // The afs engine: open a home, then use its parts, each a small object of its own (Kysely's
-// `db.schema` style): workspaces, checkpoints, events, tokens, mounts, indexes, maintenance.
+// `db.schema` style): workspaces, checkpoints, events, history, tokens, mounts, indexes, maintenance.
 // Every surface (CLI, MCP, ACP, HTTP) talks to these parts and the ops, never to the store.
 import { userInfo } from "node:os";
 import { type Env, readSettings, type Settings, storeUrlFrom } from "../core/settings.js";
@@ -8,6 +8,7 @@ import { locate } from "./config.js";
 import { Checkpoints } from "./engine/checkpoints.js";
 import { createEngine, type Engine } from "./engine/engine.js";
 import { Events } from "./engine/events.js";
+import { History } from "./engine/history.js";
 import { Indexes } from "./engine/indexes.js";
 import { registerEngine } from "./engine/internals.js";
 import { Maintenance, type MigrateReport, migrateStores } from "./engine/maintenance.js";
@@ -20,11 +21,20 @@ import { VERSION } from "./version.js";
 
 export type { DiffResult } from "./engine/checkpoints.js";
 export type { EventFilter, EventFollower, EventPage, EventRecord } from "./engine/events.js";
+export type {
+  FileVersion,
+  PolicyChange,
+  RestoreResult,
+  VersionContent,
+  VersionDiff,
+  VersioningPolicy,
+  VersionPage,
+} from "./engine/history.js";
 export type { MigrateReport } from "./engine/maintenance.js";
 export type { SyncChange, SyncCommitResult, SyncOutcome } from "./engine/mounts.js";
 export type { TokenRecord, TokenRegistry } from "./engine/tokens.js";
 export type { ExportResult } from "./engine/workspaces.js";
-export { Checkpoints, Events, Indexes, Maintenance, Mounts, Tokens, VERSION, Workspaces };
+export { Checkpoints, Events, History, Indexes, Maintenance, Mounts, Tokens, VERSION, Workspaces };
 
 export interface AfsOptions {
   /** Data directory; default AFS_HOME or ~/.afs. */
@@ -33,6 +43,11 @@ export interface AfsOptions {
   store?: string;
   /** Recorded on events and checkpoints; default AFS_ACTOR, else the OS user. */
   actor?: string;
+  /**
+   * Recorded beside the actor on every event: which way into afs changes come ("cli", "mcp",
+   * "acp", "broker", "mount"…); default "engine". A volume may name its own (workspaces.volume).
+   */
+  surface?: string;
   /** Where the AFS_* settings come from, read once here; default this process's environment. */
   env?: Env;
   /** The directory a relative home or SQLite store path is taken from; default this process's. */
@@ -43,6 +58,7 @@ export class Afs {
   readonly workspaces: Workspaces;
   readonly checkpoints: Checkpoints;
   readonly events: Events;
+  readonly history: History;
   readonly tokens: Tokens;
   readonly indexes: Indexes;
   readonly maintenance: Maintenance;
@@ -54,6 +70,7 @@ export class Afs {
     this.workspaces = new Workspaces(engine);
     this.checkpoints = new Checkpoints(engine);
     this.events = new Events(engine);
+    this.history = new History(engine, this.workspaces);
     this.tokens = new Tokens(engine);
     this.indexes = new Indexes(engine, this.workspaces);
     this.maintenance = new Maintenance(engine, this.workspaces);
@@ -70,7 +87,15 @@ export class Afs {
     try {
       // Every new directory points at the empty tree; keeping it stored makes that always valid.
       await store.putTrees([{ hash: EMPTY_TREE, data: EMPTY_TREE_DATA }]);
-      return new Afs(createEngine(home, store, options.actor ?? settings.actor ?? safeUser(), settings, cwd));
+      return new Afs(
+        createEngine(
+          home,
+          store,
+          { actor: options.actor ?? settings.actor ?? safeUser(), surface: options.surface ?? "engine" },
+          settings,
+          cwd,
+        ),
+      );
     } catch (e) {
       await store.close().catch(() => undefined);
       throw e;

@@ -68,7 +68,14 @@ export async function createCheckpoint(
           checkpoint: record,
           head: record?.id ?? snap.workspace.head,
           clearOverlay: true,
-          event: { op: "checkpoint", path: "/", oldHash: snap.root, newHash: root, actor: ctx.actor },
+          event: {
+            op: "checkpoint",
+            path: "/",
+            oldHash: snap.root,
+            newHash: root,
+            actor: ctx.actor,
+            surface: ctx.surface,
+          },
         }),
       );
       if (moved === RETRY) return RETRY;
@@ -112,7 +119,7 @@ export async function keepRoot(
           checkpoint: record,
           head: snap.workspace.head,
           clearOverlay: false,
-          event: { op: "checkpoint", path: "/", oldHash: null, newHash: root, actor: ctx.actor },
+          event: { op: "checkpoint", path: "/", oldHash: null, newHash: root, actor: ctx.actor, surface: ctx.surface },
         }),
       );
       if (moved === RETRY) return RETRY;
@@ -168,7 +175,14 @@ export async function restoreCheckpoint(
           checkpoint: null,
           head: target.id,
           clearOverlay: true,
-          event: { op: "restore", path: "/", oldHash: snap.root, newHash: target.root, actor: ctx.actor },
+          event: {
+            op: "restore",
+            path: "/",
+            oldHash: snap.root,
+            newHash: target.root,
+            actor: ctx.actor,
+            surface: ctx.surface,
+          },
         }),
       );
       return moved === RETRY ? RETRY : { checkpoint: checkpointInfo(target), safety };

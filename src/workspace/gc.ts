@@ -7,6 +7,7 @@ import { sha256 } from "../core/hash.js";
 import type { RepackResult } from "../store/repack.js";
 import type { Store } from "../store/store.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
+import { retainedVersions } from "./versioning.js";
 
 export const DEFAULT_GC_GRACE_MS = 60 * 60 * 1000;
 
@@ -58,6 +59,13 @@ export interface GcResult {
   /** Chunks of large contents no remaining blob uses, and their stored bytes. */
   chunks_deleted: number;
   chunk_bytes_freed: number;
+  /**
+   * Old versions kept readable by the workspaces' versioning policies (blobs nothing else
+   * references), their bytes, and per workspace how many versions its policy names.
+   */
+  versions_kept: number;
+  version_bytes_kept: number;
+  versions_by_workspace: Record<string, number>;
   /** Absent when there is no index file (gc does not create one). */
   index_pruned?: IndexPruned;
   /** Values re-encoded in today's format; present only when gc was asked to repack. */
@@ -75,8 +83,10 @@ export async function collectGarbage(
   graceMs = DEFAULT_GC_GRACE_MS,
   pruneIndex?: (deleted: ReadonlySet<Hash>) => Promise<IndexPruned | undefined>,
 ): Promise<GcResult> {
-  const cutoff = Date.now() - graceMs;
+  const now = Date.now();
+  const cutoff = now - graceMs;
   const live = await markReachable(store, trees);
+  const history = await retainedVersions(store, now);
   const result: GcResult = {
     blobs_deleted: 0,
     trees_deleted: 0,
@@ -85,6 +95,9 @@ export async function collectGarbage(
     trees_kept: 0,
     chunks_deleted: 0,
     chunk_bytes_freed: 0,
+    versions_kept: 0,
+    version_bytes_kept: 0,
+    versions_by_workspace: history.byWorkspace,
   };
   const goneBlobs = new Set<Hash>();
   for (const kind of ["blob", "tree"] as const) {
@@ -94,6 +107,12 @@ export async function collectGarbage(
       // The empty tree is shared by every new directory and always kept (Afs.open stores it).
       if (keep.has(obj.hash) || obj.createdAt > cutoff || obj.hash === EMPTY_TREE) {
         result[kind === "blob" ? "blobs_kept" : "trees_kept"]++;
+        continue;
+      }
+      if (kind === "blob" && history.blobs.has(obj.hash)) {
+        result.blobs_kept++;
+        result.versions_kept++;
+        result.version_bytes_kept += obj.size;
         continue;
       }
       doomed.push(obj.hash);

@@ -9,6 +9,7 @@ import type { Store, WorkspaceDump } from "../store/store.js";
 import type { TokenRecord } from "../store/tokens.js";
 import { checkStore, type FsckResult } from "./gc.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA, TreeReader } from "./tree.js";
+import { VERSIONING_SETTING } from "./versioning.js";
 
 export interface MigrateOptions {
   /** Only these workspaces (and the tokens pinned to them, plus control-plane tokens); all by default. */
@@ -65,7 +66,12 @@ export async function migrate(source: Store, target: Store, options: MigrateOpti
   }
 
   const objects = await copyObjects(source, target, dumps, options.onProgress);
-  for (const dump of dumps) await target.importWorkspace(dump);
+  for (const dump of dumps) {
+    await target.importWorkspace(dump);
+    // The versioning policy goes with the workspace, so the target's gc keeps what the source's did.
+    const policy = await source.getWorkspaceSetting(dump.workspace.name, VERSIONING_SETTING);
+    if (policy !== null) await target.setWorkspaceSetting(dump.workspace.name, VERSIONING_SETTING, policy);
+  }
   for (const t of templates) await target.setTemplate(t.workspace, t.slug);
   // Oldest first, so tokens created in the same millisecond list in the same order there.
   for (const token of [...missingTokens].reverse()) await target.putToken(token);
@@ -164,6 +170,19 @@ async function copyObjects(
       if (row.entry?.kind === "dir") stack.push(row.entry.hash);
       else if (row.entry) blobHashes.add(row.entry.hash);
     }
+  }
+  // Old versions the events name stay readable on the target, as many as the source still holds.
+  const versions = new Set<Hash>();
+  for (const dump of dumps) {
+    for (const e of dump.events) {
+      if (e.op === "checkpoint" || e.op === "restore") continue;
+      if (e.oldHash) versions.add(e.oldHash);
+      if (e.newHash) versions.add(e.newHash);
+    }
+  }
+  const named = [...versions];
+  for (let i = 0; i < named.length; i += BATCH) {
+    for (const h of await source.hasBlobs(named.slice(i, i + BATCH))) blobHashes.add(h);
   }
   while (stack.length > 0) {
     const hash = stack.pop() as Hash;

@@ -14,6 +14,8 @@ export interface EngineContext {
   /** Checkpoint id → root tree (checkpoints are immutable). */
   roots: Map<string, Hash>;
   actor: string;
+  /** Recorded beside the actor on every event: which way into afs the change came. */
+  surface: string;
 }
 
 export const snapshot = (ctx: EngineContext, workspace: string): Promise<Snapshot> =>

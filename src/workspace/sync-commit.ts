@@ -63,7 +63,7 @@ export function commitSyncChanges(
           expectRevision: snap.revision,
           clearUnder: plan.clearUnder,
           set: plan.rows,
-          events: plan.events.map((e) => ({ ...e, actor: ctx.actor })),
+          events: plan.events.map((e) => ({ ...e, actor: ctx.actor, surface: ctx.surface })),
         }),
       );
       if (revision === RETRY) return RETRY;
@@ -77,7 +77,7 @@ export function commitSyncChanges(
 /** The changes accepted so far, laid over the snapshot. */
 class Plan {
   readonly rows: OverlayRow[] = [];
-  readonly events: Omit<EventInput, "actor">[] = [];
+  readonly events: Omit<EventInput, "actor" | "surface">[] = [];
   readonly clearUnder: string[] = [];
   private readonly planned = new Map<string, Entry | null>();
 

@@ -26,13 +26,14 @@ import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
 import type { SubtreeListings } from "./listings.js";
 import { Snapshot } from "./snapshot.js";
+import { filesOf, liveFilesUnder } from "./subtree-files.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
 const MAX_SYMLINK_HOPS = 16;
 
 interface Planned {
   set: OverlayRow[];
-  events: Omit<EventInput, "actor">[];
+  events: Omit<EventInput, "actor" | "surface">[];
   clearUnder?: string[];
   result: Omit<MutationResult, "revision">;
 }
@@ -47,6 +48,7 @@ export class WorkspaceVolume implements Volume {
     private readonly caches: { listings: SubtreeListings; blobs: BlobCache; writers: KeyedLock },
     readonly workspace: string,
     private readonly actor: string,
+    private readonly surface: string,
   ) {
     this.label = `workspace ${workspace}`;
   }
@@ -295,6 +297,40 @@ export class WorkspaceVolume implements Volume {
   }
 
   /**
+   * Puts `entry` (a file by its stored blob, or a directory by its stored tree) at `path` as one
+   * change, replacing whatever is there and below: how history restores a version or a subtree.
+   * Every file it changes gets an event `op` naming its old and new content.
+   */
+  async place(path: string, entry: Entry, op: string): Promise<MutationResult> {
+    if (path === ROOT) {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        "cannot restore the workspace root / this way; restore a checkpoint (afs cp restore)",
+      );
+    }
+    return this.mutate(async (snap) => {
+      const current = await snap.resolve(path);
+      const before = await liveFilesUnder(this.store, this.trees, snap, path);
+      const after = await filesOf(this.trees, path, entry);
+      const events: Planned["events"] = [];
+      for (const p of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+        const oldHash = before.get(p) ?? null;
+        const newHash = after.get(p) ?? null;
+        if (oldHash !== newHash) events.push({ op, path: p, oldHash, newHash });
+      }
+      const result = { path, kind: entry.kind, size: entry.size, sha256: entry.kind === "dir" ? null : entry.hash };
+      if (events.length === 0 && current?.kind === entry.kind) return { set: [], events: [], result };
+      if (events.length === 0) events.push({ op, path, oldHash: null, newHash: null });
+      return {
+        clearUnder: current?.kind === "dir" ? [path] : [],
+        set: [...(await this.missingParents(snap, path)), { path, entry: { ...entry, mtime: Date.now() } }],
+        events,
+        result,
+      };
+    });
+  }
+
+  /**
    * Runs plan → commit until the commit lands on an unmoved revision. A null plan is a no-op.
    * Writers of one workspace in this process take turns (they would only lose races to each other,
    * each loss a wasted round of store reads); other processes still race, and a lost race is
@@ -322,7 +358,7 @@ export class WorkspaceVolume implements Volume {
               expectRevision: snap.revision,
               clearUnder: planned.clearUnder,
               set: planned.set,
-              events: planned.events.map((e) => ({ ...e, actor: this.actor })),
+              events: planned.events.map((e) => ({ ...e, actor: this.actor, surface: this.surface })),
             }),
           );
           return revision === RETRY ? RETRY : { ...planned.result, revision };

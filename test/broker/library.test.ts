@@ -59,6 +59,9 @@ async function connect(
   };
 }
 
+/** The name the fixture server gives in initialize, which the broker records its changes under. */
+const SERVER_NAME = "fixture-server";
+
 const STEPS = [
   { op: "consent", message: "edit the project", paths: ["."] },
   { op: "read", path: "src/a.txt" },
@@ -100,6 +103,9 @@ describe("the broker library with a server as a child process", () => {
         expect((await volume.readFile("/src/c.txt")).toString()).toBe("beta\n");
         expect(await volume.stat("/src/a.txt")).toBeNull();
         expect((await t.afs.workspaces.get("notes")).dirty).toBe(true);
+        // Each change is the brokered server's (by the name it gave in initialize), through the broker.
+        const events = (await t.afs.events.list("notes")).events.filter((e) => e.op !== "checkpoint");
+        expect(new Set(events.map((e) => `${e.actor}/${e.surface}`))).toEqual(new Set([`${SERVER_NAME}/broker`]));
       }
     });
   }

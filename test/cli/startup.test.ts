@@ -24,6 +24,10 @@ const FS_SUBCOMMANDS = [
   "rm",
   "mkdir",
   "mv",
+  "history",
+  "diff",
+  "restore",
+  "undelete",
 ];
 
 let afs: Cli;

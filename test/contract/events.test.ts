@@ -59,6 +59,24 @@ for (const storeName of STORE_NAMES) {
       await Promise.allSettled(homes.splice(0).map((cleanup) => cleanup()));
     });
 
+    it("records the surface beside the actor: the engine's, or the one a volume names", async () => {
+      const { a, ws } = await pair();
+      await a.workspaces.create(ws);
+      await write(a, ws, "/engine");
+      await (await a.workspaces.volume(ws, "token:ci", "mcp")).writeFile("/mcp", Buffer.from("m"), { op: "write" });
+      await a.checkpoints.create(ws, { name: "one" });
+      const events = (await a.events.list(ws)).events.map((e) => [e.op, e.path, e.actor, e.surface]);
+      expect(events).toEqual([
+        ["write", "/engine", "a", "engine"],
+        ["write", "/mcp", "token:ci", "mcp"],
+        ["checkpoint", "/", "a", "engine"],
+      ]);
+      const cli = await Afs.open({ home: a.home, store: a.storeUrl, actor: "c", surface: "cli" });
+      open.push(cli);
+      await write(cli, ws, "/cli");
+      expect((await cli.events.list(ws, { actor: "c" })).events.map((e) => e.surface)).toEqual(["cli"]);
+    });
+
     it("lists the log a page at a time, the cursor leading to the next page", async () => {
       const { a, ws } = await pair();
       await a.workspaces.create(ws);

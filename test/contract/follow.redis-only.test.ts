@@ -9,7 +9,14 @@ import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 import { openRedis, storeEnabled } from "./stores.js";
 
 const EMPTY_ROOT = sha256("[]");
-const ev = (path: string) => ({ op: "write", path, oldHash: null, newHash: sha256(path), actor: "tester" });
+const ev = (path: string) => ({
+  op: "write",
+  path,
+  oldHash: null,
+  newHash: sha256(path),
+  actor: "tester",
+  surface: "test",
+});
 
 async function seed(store: Store, name: string): Promise<void> {
   await store.putTrees([{ hash: EMPTY_ROOT, data: Buffer.from("[]") }]);

@@ -32,6 +32,7 @@ const event = (path: string, op = "write"): EventInput => ({
   oldHash: null,
   newHash: sha256(path),
   actor: "tester",
+  surface: "test",
 });
 
 function checkpoint(workspace: string, name: string, over: Partial<CheckpointRecord> = {}): CheckpointRecord {
@@ -225,6 +226,31 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
         expect(await store.overlayGet("ws", ["/f"])).toEqual(new Map());
         expect(await store.listEvents("ws", 0, 100)).toEqual([]);
         expect((await store.getWorkspace("ws"))?.revision).toBe(0);
+      });
+    });
+
+    describe("workspace settings", () => {
+      it("keeps small strings by key with the workspace, replaced, removed, and gone with it", async () => {
+        await workspace("ws");
+        await workspace("other");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBeNull();
+        await store.setWorkspaceSetting("ws", "versioning", '{"keepDays":3}');
+        await store.setWorkspaceSetting("ws", "other", "x");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBe('{"keepDays":3}');
+        await store.setWorkspaceSetting("ws", "versioning", "off");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBe("off");
+        expect(await store.getWorkspaceSetting("other", "versioning")).toBeNull();
+        await store.setWorkspaceSetting("ws", "other", null);
+        expect(await store.getWorkspaceSetting("ws", "other")).toBeNull();
+        // A setting is no field of the workspace record.
+        expect(Object.keys((await store.getWorkspace("ws")) ?? {}).sort()).toEqual(
+          ["createdAt", "description", "head", "name", "revision", "updatedAt"].sort(),
+        );
+        expect(await codeOf(store.setWorkspaceSetting("missing", "versioning", "off"))).toBe("NOT_FOUND");
+        expect(await store.getWorkspaceSetting("missing", "versioning")).toBeNull();
+        expect(await store.deleteWorkspace("ws")).toBe(true);
+        await workspace("ws");
+        expect(await store.getWorkspaceSetting("ws", "versioning")).toBeNull();
       });
     });
 
@@ -453,7 +479,14 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
           checkpoint: cp,
           head: cp.id,
           clearOverlay: true,
-          event: { op: "checkpoint", path: "/", oldHash: initial.root, newHash: cp.root, actor: "tester" },
+          event: {
+            op: "checkpoint",
+            path: "/",
+            oldHash: initial.root,
+            newHash: cp.root,
+            actor: "tester",
+            surface: "test",
+          },
         });
         expect(revision).toBe(2);
         expect(await store.getWorkspace("ws")).toMatchObject({ head: cp.id, revision: 2 });
@@ -467,6 +500,7 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
             oldHash: initial.root,
             newHash: cp.root,
             actor: "tester",
+            surface: "test",
             workspace: "ws",
             seq: 2,
             time: expect.any(Number),
@@ -613,6 +647,57 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
         expect(await store.listEvents("missing", 0, 10)).toEqual([]);
       });
 
+      it("lists one path's events newest first, a page at a time below a sequence number", async () => {
+        await workspace("ws");
+        // "/a" among neighbours that share its prefix, which the index must keep apart.
+        const paths = ["/a", "/a/b", "/ab", "/a", "/b", "/a", "/a b", "/a"];
+        await store.commit("ws", { expectRevision: 0, set: [], events: paths.map((p) => event(p)) });
+        await store.moveHead("ws", {
+          expectRevision: paths.length,
+          checkpoint: null,
+          head: (await store.getWorkspace("ws"))?.head as string,
+          clearOverlay: false,
+          event: { ...event("/a", "restore"), surface: "cli" },
+        });
+        const seqs = async (path: string, before: number | null, limit: number) =>
+          (await store.listPathEvents("ws", path, before, limit)).map((e) => e.seq);
+        expect(await seqs("/a", null, 100)).toEqual([9, 8, 6, 4, 1]);
+        expect(await seqs("/a", null, 2)).toEqual([9, 8]);
+        expect(await seqs("/a", 8, 2)).toEqual([6, 4]);
+        expect(await seqs("/a", 4, 2)).toEqual([1]);
+        expect(await seqs("/a", 1, 2)).toEqual([]);
+        expect(await seqs("/a/b", null, 10)).toEqual([2]);
+        expect(await seqs("/a b", null, 10)).toEqual([7]);
+        expect(await seqs("/nothing", null, 10)).toEqual([]);
+        expect(await seqs("/a", null, 0)).toEqual([]);
+        // Whole records, as listEvents gives them.
+        const [newest] = await store.listPathEvents("ws", "/a", null, 1);
+        expect(newest).toEqual((await store.listEvents("ws", 8, 1))[0]);
+        expect(newest).toMatchObject({ op: "restore", surface: "cli", workspace: "ws" });
+        expect(await store.listPathEvents("missing", "/a", null, 10)).toEqual([]);
+      });
+
+      it("keeps the path index with the workspace: imported, and gone with a deleted workspace", async () => {
+        await workspace("ws");
+        await store.commit("ws", { expectRevision: 0, set: [], events: [event("/f"), event("/g"), event("/f")] });
+        const dump = {
+          workspace: { ...(await store.getWorkspace("ws")), name: "copy" } as WorkspaceRecord,
+          checkpoints: (await store.listCheckpoints("ws")).map((cp) => ({
+            ...cp,
+            id: randomUUID(),
+            workspace: "copy",
+          })),
+          overlay: [],
+          events: (await store.listEvents("ws", 0, 10)).map((e) => ({ ...e, workspace: "copy" })),
+        };
+        dump.workspace.head = dump.checkpoints[0]?.id as string;
+        await store.importWorkspace(dump);
+        expect((await store.listPathEvents("copy", "/f", null, 10)).map((e) => e.seq)).toEqual([3, 1]);
+        expect(await store.deleteWorkspace("ws")).toBe(true);
+        await workspace("ws");
+        expect(await store.listPathEvents("ws", "/f", null, 10)).toEqual([]);
+      });
+
       it("follows the log: events after the start, in order, as they are appended, until closed", async () => {
         await workspace("ws");
         await store.commit("ws", { expectRevision: 0, set: [], events: [event("/before")] });
@@ -653,7 +738,7 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
           checkpoint: cp,
           head: cp.id,
           clearOverlay: true,
-          event: { op: "checkpoint", path: "/", oldHash: null, newHash: cp.root, actor: "tester" },
+          event: { op: "checkpoint", path: "/", oldHash: null, newHash: cp.root, actor: "tester", surface: "test" },
         });
         await commitRows("src", [
           { path: "/d/b", entry: file("b", 7) },
@@ -824,6 +909,10 @@ export function storeContract(name: string, make: StoreFactory, options: { skip?
         expect(await store.hasBlobs([])).toEqual(new Set());
         expect(await store.deleteObjects("blob", [])).toBe(0);
         expect(await store.listEvents("ws", 0, 0)).toEqual([]);
+        expect(await store.listPathEvents("ws", "/a", 0, 10)).toEqual([]);
+        expect(await codeOf(store.listPathEvents("ws", "/a", null, -1))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(store.listPathEvents("ws", "/a", 1.5, 1))).toBe("INVALID_ARGUMENT");
+        expect(await codeOf(store.listPathEvents("ws", "a", null, 1))).toBe("INVALID_ARGUMENT");
         await store.putBlobs([]);
         await store.putTrees([]);
         expect(await codeOf(store.readBlobRange(sha256("x"), -1, 1))).toBe("INVALID_ARGUMENT");

@@ -16,7 +16,14 @@ import { openRedis, storeEnabled } from "./stores.js";
 
 const EMPTY_ROOT = sha256("[]");
 const fileEntry = (s: string) => ({ kind: "file" as const, hash: sha256(s), size: s.length, mode: 0o644, mtime: 5 });
-const ev = (path: string) => ({ op: "write", path, oldHash: null, newHash: sha256(path), actor: "tester" });
+const ev = (path: string) => ({
+  op: "write",
+  path,
+  oldHash: null,
+  newHash: sha256(path),
+  actor: "tester",
+  surface: "test",
+});
 
 function checkpoint(workspace: string, name: string): CheckpointRecord {
   return {
@@ -341,6 +348,46 @@ describe.runIf(storeEnabled("redis"))("RedisStore", () => {
     }
     expect((await store.getToken("t1"))?.revokedAt).toBe(5);
     expect(await store.commit("ws", { expectRevision: 1, set: [], events: [ev("/c")] })).toBe(2);
+  });
+
+  it("reads an event written before surfaces were recorded as from an unknown surface", async () => {
+    const p = prefix();
+    const store = await open(p);
+    await seed(store);
+    const raw = createClient({ url: server.url, RESP: 2 });
+    await raw.connect();
+    try {
+      // An event as the layout before surfaces wrote it, and the revision that goes with it.
+      const old = ["op", "write", "path", "/a", "old", "", "new", "", "actor", "tester", "time", "5"];
+      await raw.sendCommand(["XADD", `${p}:{ws:ws}:ev`, "1-0", ...old]);
+      await raw.sendCommand(["HSET", `${p}:{ws:ws}:meta`, "revision", "1"]);
+    } finally {
+      await raw.close();
+    }
+    expect(await store.listEvents("ws", 0, 10)).toMatchObject([{ seq: 1, actor: "tester", surface: "unknown" }]);
+    await store.commit("ws", { expectRevision: 1, set: [], events: [ev("/b")] });
+    expect((await store.listEvents("ws", 1, 10)).map((e) => e.surface)).toEqual(["test"]);
+  });
+
+  it("builds the per-path index of a workspace made before it, on its first history read", async () => {
+    const p = prefix();
+    const store = await open(p);
+    await seed(store);
+    const paths = Array.from({ length: 2500 }, (_, i) => `/f${i % 3}`);
+    await store.commit("ws", { expectRevision: 0, set: [], events: paths.map(ev) });
+    const raw = createClient({ url: server.url, RESP: 2 });
+    await raw.connect();
+    try {
+      // What the layout before the index left: no index, no mark.
+      await raw.sendCommand(["DEL", `${p}:{ws:ws}:evp`]);
+      await raw.sendCommand(["HDEL", `${p}:{ws:ws}:meta`, "evp"]);
+      const events = await store.listPathEvents("ws", "/f1", null, 3);
+      expect(events.map((e) => e.seq)).toEqual([2498, 2495, 2492]);
+      expect(await raw.sendCommand(["HGET", `${p}:{ws:ws}:meta`, "evp"])).toBe("1");
+      expect(await raw.sendCommand(["ZCARD", `${p}:{ws:ws}:evp`])).toBe(2500);
+    } finally {
+      await raw.close();
+    }
   });
 
   it("skips a template mark whose workspace is gone, lets its slug go, and drops it when the name returns", async () => {

@@ -46,7 +46,14 @@ async function seed(store: Store, name = "ws"): Promise<{ ws: WorkspaceRecord; i
 }
 
 const fileEntry = (s: string) => ({ kind: "file" as const, hash: sha256(s), size: s.length, mode: 0o644, mtime: 5 });
-const ev = (path: string) => ({ op: "write", path, oldHash: null, newHash: sha256(path), actor: "tester" });
+const ev = (path: string) => ({
+  op: "write",
+  path,
+  oldHash: null,
+  newHash: sha256(path),
+  actor: "tester",
+  surface: "test",
+});
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
@@ -208,18 +215,24 @@ describe("SqliteStore", () => {
         "INSERT INTO checkpoints (id, workspace, name, root, parent, created_at, actor, kind, description)" +
           ` VALUES ('cp1', 'old', 'initial', '${EMPTY_ROOT}', NULL, 1, 'tester', 'initial', '')`,
       );
+      raw.exec(
+        "INSERT INTO events (workspace, seq, op, path, old_hash, new_hash, actor, time)" +
+          " VALUES ('old', 1, 'write', '/a', NULL, NULL, 'tester', 5)",
+      );
     })();
     raw.close();
 
     const store = track(openSqlite(path));
     expect(await store.getWorkspace("old")).toMatchObject({ name: "old", description: "kept", head: "cp1" });
+    // Events from before surfaces were recorded read as unknown.
+    expect(await store.listEvents("old", 0, 10)).toMatchObject([{ seq: 1, actor: "tester", surface: "unknown" }]);
     expect(await store.listTemplates()).toEqual([]);
     await store.setTemplate("old", "starter");
     expect(await store.listTemplates()).toEqual([{ slug: "starter", workspace: "old" }]);
     await store.close();
     const check = new Database(path, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(4);
+      expect(check.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
     } finally {
       check.close();
     }

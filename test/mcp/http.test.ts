@@ -7,8 +7,21 @@ import { write } from "../../src/ops/index.js";
 import { connectHttp, issue, post, type Served, serve, toolCall } from "./serve.js";
 import { ensureBuilt, type Home, home } from "./session.js";
 
-const FILE_READS = ["file_read", "file_lines", "file_list", "file_glob", "file_grep", "file_query"];
+const FILE_READS = [
+  "file_read",
+  "file_lines",
+  "file_list",
+  "file_glob",
+  "file_grep",
+  "file_query",
+  "file_history",
+  "file_read_version",
+  "file_diff_versions",
+  "workspace_activity",
+];
 const FILE_WRITES = [
+  "file_restore_version",
+  "file_undelete",
   "file_write",
   "file_create_exclusive",
   "file_replace",
@@ -83,6 +96,11 @@ describe("a workspace token", () => {
       dirty: true,
     });
     expect((await s.ok("file_read", { path: "/notes.txt", workspace: "demo" })).content).toBe("one\ntwo\n");
+    // The change is the token's, through MCP, in the file's history.
+    const history = await s.ok<{ versions: { actor: string; surface: string }[] }>("file_history", {
+      path: "/notes.txt",
+    });
+    expect(history.versions[0]).toMatchObject({ actor: expect.stringMatching(/^token:/), surface: "mcp" });
     const err = await s.fail("file_replace", { path: "/notes.txt", old: "missing", new: "x" });
     expect(err.code).toBe("NOT_FOUND");
     await s.close();

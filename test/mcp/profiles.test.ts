@@ -6,8 +6,21 @@ import { write } from "../../src/ops/index.js";
 import { testStores } from "../contract/stores.js";
 import { ensureBuilt, type Home, storeHomes } from "./session.js";
 
-const FILE_READS = ["file_read", "file_lines", "file_list", "file_glob", "file_grep", "file_query"];
+const FILE_READS = [
+  "file_read",
+  "file_lines",
+  "file_list",
+  "file_glob",
+  "file_grep",
+  "file_query",
+  "file_history",
+  "file_read_version",
+  "file_diff_versions",
+  "workspace_activity",
+];
 const FILE_WRITES = [
+  "file_restore_version",
+  "file_undelete",
   "file_write",
   "file_create_exclusive",
   "file_replace",
@@ -18,13 +31,20 @@ const FILE_WRITES = [
   "file_delete",
 ];
 const CHECKPOINTS = ["checkpoint_list", "checkpoint_diff", "checkpoint_create", "checkpoint_restore"];
-const ADMIN = ["afs_status", "workspace_list", "workspace_create", "workspace_fork"];
+const ADMIN = [
+  "afs_status",
+  "workspace_list",
+  "workspace_create",
+  "workspace_fork",
+  "workspace_get_versioning_policy",
+  "workspace_set_versioning_policy",
+];
 
 const EXPECTED: Record<string, string[]> = {
   "workspace-ro": FILE_READS,
   "workspace-rw": [...FILE_READS, ...FILE_WRITES],
   "workspace-rw-checkpoint": [...FILE_READS, ...FILE_WRITES, ...CHECKPOINTS],
-  "admin-ro": ["afs_status", "workspace_list", ...FILE_READS, "checkpoint_list"],
+  "admin-ro": ["afs_status", "workspace_list", "workspace_get_versioning_policy", ...FILE_READS, "checkpoint_list"],
   "admin-rw": [...ADMIN, ...CHECKPOINTS, ...FILE_READS, ...FILE_WRITES],
 };
 
@@ -38,6 +58,10 @@ const calls = (tag: string): [string, Record<string, unknown>][] => [
   ["file_glob", { pattern: "*.txt" }],
   ["file_grep", { pattern: "two" }],
   ["file_query", { query: "three" }],
+  ["file_history", { path: "/a.txt" }],
+  ["file_read_version", { path: "/a.txt", version: "base" }],
+  ["file_diff_versions", { path: "/a.txt", from: "base" }],
+  ["workspace_activity", { limit: 5 }],
   ["file_write", { path: "/w.txt", content: "w\n" }],
   ["file_create_exclusive", { path: "/excl.txt", content: "x" }],
   ["file_replace", { path: "/a.txt", old: "two", new: "TWO" }],
@@ -46,12 +70,16 @@ const calls = (tag: string): [string, Record<string, unknown>][] => [
   ["file_patch", { path: "/a.txt", patches: [{ op: "insert", start_line: 0, new: "zero" }] }],
   ["file_rename", { path: "/mv.txt", new_path: "/moved.txt" }],
   ["file_delete", { path: "/del.txt" }],
+  ["file_undelete", { path: "/del.txt" }],
+  ["file_restore_version", { path: "/a.txt", version: "base" }],
   ["checkpoint_list", {}],
   ["checkpoint_diff", { base: "base" }],
   ["checkpoint_create", { checkpoint: "after" }],
   ["checkpoint_restore", { checkpoint: "base" }],
   ["workspace_create", { workspace: `new-${tag}` }],
   ["workspace_fork", { workspace: `ws-${tag}`, new_workspace: `fork-${tag}` }],
+  ["workspace_get_versioning_policy", {}],
+  ["workspace_set_versioning_policy", { keep_days: 3 }],
 ];
 
 describe.each(testStores())("on %s", (store) => {

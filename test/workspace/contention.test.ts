@@ -62,7 +62,9 @@ describe.each(testStores())("conflict retry under contention (%s)", (name) => {
                 store.commit("shared", {
                   expectRevision: ws?.revision ?? -1,
                   set: [{ path, entry: { kind: "file", hash: EMPTY_SHA256, size: 0, mode: 0o644, mtime: 1 } }],
-                  events: [{ op: "write", path, oldHash: null, newHash: EMPTY_SHA256, actor: `w${w}` }],
+                  events: [
+                    { op: "write", path, oldHash: null, newHash: EMPTY_SHA256, actor: `w${w}`, surface: "test" },
+                  ],
                 }),
               );
               if (landed === RETRY) lostAt = performance.now();

@@ -3,6 +3,7 @@
 // `--json` handing over to it.
 import type { Command } from "commander";
 import { AfsError } from "../../core/errors.js";
+import { decodeText } from "../../core/text.js";
 import { mustStat, normalizePath } from "../../ops/common.js";
 import { isDirectory } from "../../volume/errors.js";
 import type { Volume } from "../../volume/volume.js";
@@ -14,8 +15,21 @@ import { leaf } from "./leaf.js";
 export function registerFsCat(fs: Command, io: Io): void {
   workspaceOption(leaf(fs, "cat", "write a file's bytes to stdout (binary too)"))
     .argument("<path>", "the file to print")
-    .action((path: string, flags: JsonFlag, cmd: Command) =>
+    .option("--version <version>", "an older version: its id (afs fs history) or a checkpoint name")
+    .action((path: string, flags: JsonFlag & { version?: string }, cmd: Command) =>
       io.withWorkspace(cmd, async (afs, workspace) => {
+        if (flags.version !== undefined) {
+          const v = await afs.history.read(workspace, path, flags.version);
+          if (!flags.json) return io.write(v.data);
+          const text = decodeText(v.data);
+          const { data: _, ...rest } = v;
+          io.emit(
+            flags,
+            text === null ? { ...rest, content_base64: v.data.toString("base64") } : { ...rest, text },
+            () => [],
+          );
+          return;
+        }
         const volume = await afs.workspaces.volume(workspace);
         if (flags.json) {
           const { read } = await import("../../ops/read.js");

@@ -318,6 +318,12 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
         render: (_r, args) => `moved ${args.path} to ${args.new_path}`,
       });
   },
+
+  // A file's history (afs.history): its versions, compared, restored, undeleted.
+  history: async () => (await import("./fs-history.js")).registerHistory,
+  diff: async () => (await import("./fs-history.js")).registerDiff,
+  restore: async () => (await import("./fs-history.js")).registerRestore,
+  undelete: async () => (await import("./fs-history.js")).registerUndelete,
 };
 
 /**

@@ -6,7 +6,7 @@ import { bytes, type JsonFlag, plural } from "../output.js";
 import { leaf } from "./leaf.js";
 
 export function registerMaintenanceCommands(program: Command, io: Io): void {
-  leaf(program, "gc", "delete stored content no checkpoint or live state uses")
+  leaf(program, "gc", "delete stored content no checkpoint, live state or kept version uses")
     .option("--grace <seconds>", "keep objects younger than this (default: one hour)", parseSeconds)
     .option("--repack", "then re-encode content stored in an older format, so range reads inflate less")
     .action((flags: JsonFlag & { grace?: number; repack?: boolean }, cmd: Command) =>
@@ -17,6 +17,11 @@ export function registerMaintenanceCommands(program: Command, io: Io): void {
           const lines = [
             `deleted ${plural(r.blobs_deleted, "blob")} and ${plural(r.trees_deleted, "tree")} (${bytes(r.bytes_freed)}); kept ${r.blobs_kept} blobs and ${r.trees_kept} trees; swept ${plural(r.chunks_deleted, "unused chunk")} (${bytes(r.chunk_bytes_freed)})`,
           ];
+          const kept = Object.entries(r.versions_by_workspace).map(([ws, n]) => `${ws} ${n}`);
+          lines.push(
+            `kept ${plural(r.versions_kept, "old version")} (${bytes(r.version_bytes_kept)}) for history` +
+              (kept.length > 0 ? ` (versions named per workspace's policy: ${kept.join(", ")})` : ""),
+          );
           const p = r.index_pruned;
           if (p) {
             lines.push(

@@ -1,5 +1,5 @@
 // `afs ws …`: create, list, show, choose, fork, delete, import and export workspaces.
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { AfsError } from "../../core/errors.js";
 import type { WorkspaceInfo } from "../../workspace/info.js";
 import type { Io } from "../context.js";
@@ -52,6 +52,39 @@ export function registerWorkspaceCommands(program: Command, io: Io): void {
             : `workspace ${w.name} is no longer a template`,
         );
       }),
+    );
+
+  leaf(ws, "versioning <name>", "show or set how long old versions of files stay readable (gc keeps them)")
+    .option(
+      "--keep-days <days>",
+      "keep every version from the last this many days (default 7; 0: none by age)",
+      wholeNumber,
+    )
+    .option("--keep-versions <n>", "also keep the newest this many versions of each file, however old", wholeNumber)
+    .option("--off", "keep no old versions: only checkpoints and the live state hold content")
+    .action(
+      (name: string, flags: JsonFlag & { keepDays?: number; keepVersions?: number; off?: boolean }, cmd: Command) =>
+        io.withAfs(cmd, async (afs) => {
+          if (flags.off && (flags.keepDays !== undefined || flags.keepVersions !== undefined)) {
+            throw new AfsError(
+              "INVALID_ARGUMENT",
+              "give --off, or --keep-days/--keep-versions to turn versioning on, not both",
+            );
+          }
+          const change = { keepDays: flags.keepDays, keepVersions: flags.keepVersions, off: flags.off || undefined };
+          const asked = Object.values(change).some((v) => v !== undefined);
+          const policy = asked ? await afs.history.setPolicy(name, change) : await afs.history.policy(name);
+          io.emit(flags, { workspace: name, ...policy }, (p) =>
+            !p.enabled
+              ? `workspace ${name}: versioning off (gc keeps only what checkpoints and the live state hold)`
+              : `workspace ${name}: old versions kept ${
+                  [
+                    ...(p.keepDays > 0 ? [`${plural(p.keepDays, "day")}`] : []),
+                    ...(p.keepVersions > 0 ? [`the newest ${p.keepVersions} of each file`] : []),
+                  ].join(" and ") || "not at all (keep-days 0)"
+                }`,
+          );
+        }),
     );
 
   leaf(ws, "list", "list workspaces (* marks the current one)").action((flags: JsonFlag, cmd: Command) =>
@@ -162,4 +195,10 @@ export function registerWorkspaceCommands(program: Command, io: Io): void {
         });
       }),
     );
+}
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number (0 or more)");
+  return n;
 }

@@ -70,11 +70,11 @@ class Stores implements Engines {
     // callers with other settings get their own. The workspace is chosen per command (Io.workspace,
     // from the caller's AFS_WORKSPACE), so it is left out: one caller's must not become another's.
     const { AFS_WORKSPACE: _, ...opened } = settings.env;
-    const key = JSON.stringify([home, store, opened]);
+    const key = JSON.stringify([home, store, request.surface, opened]);
     for (;;) {
       let pending = this.open.get(key);
       if (!pending) {
-        const opening = Afs.open({ env: opened, cwd: request.cwd, home, store }).then(
+        const opening = Afs.open({ env: opened, cwd: request.cwd, home, store, surface: request.surface }).then(
           (afs): Lent => ({ afs, users: 0, retired: false, closed: false }),
         );
         opening.catch(() => {
@@ -132,7 +132,7 @@ async function prewarm(stores: Stores, options: ResidentOptions): Promise<void> 
     for (const sub of ["grep", "glob", "ls", "query"]) await options.runner.buildProgram(warm(["fs", sub]));
     const store = options.env.AFS_STORE;
     if (store === undefined || !relativeStore(store)) {
-      await stores.use({ env: options.env, cwd: options.cwd }, async () => {});
+      await stores.use({ env: options.env, cwd: options.cwd, surface: "cli" }, async () => {});
     }
   } catch {
     // The first command will say what is wrong, to whoever runs it.

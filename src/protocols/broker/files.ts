@@ -62,8 +62,9 @@ export async function list(ctx: BrokerContext, p: z.infer<typeof listParams>): P
 
 export async function create(ctx: BrokerContext, p: z.infer<typeof createParams>): Promise<{ path: string }> {
   const { target, real } = await ctx.authorize(p.path, "write");
-  if (p.type === "directory") await real.root.volume.mkdir(real.path);
-  else await real.root.volume.writeFile(real.path, new Uint8Array(0), { op: "create", expectSha256: null });
+  const volume = await real.root.writerFor(ctx.server);
+  if (p.type === "directory") await volume.mkdir(real.path);
+  else await volume.writeFile(real.path, new Uint8Array(0), { op: "create", expectSha256: null });
   return { path: ctx.display(target) };
 }
 
@@ -72,7 +73,7 @@ export async function remove(ctx: BrokerContext, p: z.infer<typeof deleteParams>
   if (target.path === ROOT || real.path === ROOT) {
     throw new AfsError("PERMISSION_DENIED", `${ctx.display(target)} is a root; a root itself is never deleted`);
   }
-  await real.root.volume.remove(real.path, { recursive: p.recursive === true });
+  await (await real.root.writerFor(ctx.server)).remove(real.path, { recursive: p.recursive === true });
   return { path: ctx.display(target) };
 }
 
@@ -87,6 +88,6 @@ export async function rename(ctx: BrokerContext, p: z.infer<typeof renameParams>
   if (from.real.path === ROOT || to.real.path === ROOT) {
     throw new AfsError("PERMISSION_DENIED", "a root itself is never renamed");
   }
-  await from.real.root.volume.rename(from.real.path, to.real.path, {});
+  await (await from.real.root.writerFor(ctx.server)).rename(from.real.path, to.real.path, {});
   return { path: ctx.display(to.target) };
 }

@@ -31,6 +31,12 @@ export interface BrokerRoot {
   dir: string | null;
   real: string | null;
   workspace: string | null;
+  /**
+   * The volume a server's changes go through: on a stored workspace one that records the server's
+   * name as the actor (surface broker), so history says which server made each change; elsewhere
+   * the root's own (a directory's watches read that volume's log).
+   */
+  writerFor(server: string): Promise<Volume>;
 }
 
 /** "DIR", "DIR:ro", "afs:NAME", "afs:NAME:ro". */
@@ -64,8 +70,9 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
     const real = await realpath(dir).catch(() => {
       throw new AfsError("NOT_FOUND", `root directory ${dir} does not exist`, { dir });
     });
-    const volume = await LocalDirVolume.open(dir, { actor: "broker" });
+    const volume = await LocalDirVolume.open(dir, { actor: "broker", surface: "broker" });
     root = {
+      writerFor: async () => volume,
       uri: pathToFileURL(dir).href,
       readOnly,
       volume,
@@ -77,8 +84,19 @@ export async function openRoot(spec: RootSpec, afs: Afs | undefined, taken: Read
   } else {
     const ws = spec.workspace as string;
     if (!afs) throw new AfsError("INVALID_ARGUMENT", `root afs:${ws} needs an afs home; open the broker with one`);
-    const volume = await afs.workspaces.volume(ws, "broker");
+    const volume = await afs.workspaces.volume(ws, "broker", "broker");
+    const writers = new Map<string, Promise<Volume>>();
+    const writerFor = (server: string): Promise<Volume> => {
+      let writer = writers.get(server);
+      if (!writer) {
+        writer = afs.workspaces.volume(ws, server, "broker");
+        writers.set(server, writer);
+        writer.catch(() => writers.delete(server));
+      }
+      return writer;
+    };
     root = {
+      writerFor,
       uri: `afs://workspace/${encodeURIComponent(ws)}`,
       readOnly,
       volume,

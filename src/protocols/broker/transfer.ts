@@ -154,6 +154,7 @@ export async function write(ctx: BrokerContext, p: z.infer<typeof writeParams>):
   }
   ctx.signal.throwIfAborted();
   const expectSha256 = p.expectedSha256?.toLowerCase();
-  const result = await volume.writeFile(real.path, whole, { op: "write", ...(expectSha256 ? { expectSha256 } : {}) });
+  const writer = await real.root.writerFor(ctx.server);
+  const result = await writer.writeFile(real.path, whole, { op: "write", ...(expectSha256 ? { expectSha256 } : {}) });
   return { path: display, size: result.size, sha256: result.sha256, done: true };
 }

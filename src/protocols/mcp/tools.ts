@@ -6,6 +6,7 @@ import { adminTools } from "./tools/admin.js";
 import { checkpointTools } from "./tools/checkpoints.js";
 import { fileReadTools } from "./tools/files-read.js";
 import { fileWriteTools } from "./tools/files-write.js";
+import { historyTools } from "./tools/history.js";
 import { tokenTools } from "./tools/tokens.js";
 
 export const TOOLS: readonly Tool[] = [
@@ -13,6 +14,7 @@ export const TOOLS: readonly Tool[] = [
   ...checkpointTools,
   ...fileReadTools,
   ...fileWriteTools,
+  ...historyTools,
   ...tokenTools,
 ];
 

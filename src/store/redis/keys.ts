@@ -10,6 +10,8 @@
 //   <p>:{ws:<n>}:ovp    ZSET  overlay paths, all score 0: ZRANGEBYLEX finds a subtree
 //   <p>:{ws:<n>}:ovc    ZSET  "<parent>\0<path>", all score 0: ZRANGEBYLEX finds a directory's children
 //   <p>:{ws:<n>}:ev     STREAM events, id "<seq>-0", never trimmed
+//   <p>:{ws:<n>}:evp    ZSET  "<path>\0<seq, 16 digits>", all score 0: one path's events, newest
+//                             first by ZREVRANGEBYLEX (meta field evp=1 once it covers the whole stream)
 //   <p>:workspaces      ZSET  workspace names (global index; readers skip names whose meta is gone)
 //   <p>:cpid            HASH  checkpoint id → workspace name (global index, filtered the same way)
 //   <p>:{b:<h>}         HASH  blob: s size, t created ms, d bytes (blob-codec) or, when chunked,
@@ -31,7 +33,7 @@
 import { AfsError } from "../../core/errors.js";
 
 /** The keys of one workspace, in the order every workspace script takes them as KEYS. */
-export const WORKSPACE_KEYS = ["meta", "cp", "cpname", "ov", "ovp", "ovc", "ev"] as const;
+export const WORKSPACE_KEYS = ["meta", "cp", "cpname", "ov", "ovp", "ovc", "ev", "evp"] as const;
 export type WorkspaceKey = (typeof WORKSPACE_KEYS)[number];
 
 export type ObjectKind = "blob" | "tree";

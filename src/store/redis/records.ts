@@ -3,6 +3,7 @@
 // (store-errors.ts, the same one SQLite raises).
 import type { Entry } from "../../core/entry.js";
 import { AfsError } from "../../core/errors.js";
+import { UNKNOWN_SURFACE } from "../../core/event.js";
 import type { Hash } from "../../core/hash.js";
 import type { CheckpointRecord, EventInput, EventRecord, WorkspaceRecord } from "../store.js";
 import {
@@ -101,7 +102,14 @@ export function toEntry(v: string): Entry | null {
   return { kind, hash, size: size ?? 0, mode: mode ?? 0, mtime: mtime ?? 0 };
 }
 
-export const eventArgs = (e: EventInput): string[] => [e.op, e.path, e.oldHash ?? "", e.newHash ?? "", e.actor];
+export const eventArgs = (e: EventInput): string[] => [
+  e.op,
+  e.path,
+  e.oldHash ?? "",
+  e.newHash ?? "",
+  e.actor,
+  e.surface,
+];
 
 /** A stream entry [id, [field, value, …]] as an event; its seq is the id's first part. */
 export function toEvent(workspace: string, entry: Reply): EventRecord {
@@ -116,6 +124,7 @@ export function toEvent(workspace: string, entry: Reply): EventRecord {
     oldHash: hash("old"),
     newHash: hash("new"),
     actor: f.get("actor") ?? "",
+    surface: f.get("surface") || UNKNOWN_SURFACE,
     time: Number(f.get("time")),
   };
 }

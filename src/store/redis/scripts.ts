@@ -30,9 +30,14 @@ export class Script {
 
 const source = (text: string): ScriptSource => ({ source: text, sha: createHash("sha1").update(text).digest("hex") });
 
-/** Shared by the workspace scripts: KEYS = meta, cp, cpname, ov, ovp, ovc, ev. */
+/** Shared by the workspace scripts: KEYS = meta, cp, cpname, ov, ovp, ovc, ev, evp. */
 const WORKSPACE_LIB = `
 local META, CP, CPNAME, OV, OVP, OVC, EV = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local EVP = KEYS[8]
+-- The per-path index member of an event: the path, then its seq zero-padded so members sort by it.
+local function evpmember(path, seq)
+  return path .. "\0" .. string.format("%016d", tonumber(seq))
+end
 local function parent(p)
   local i = string.match(p, ".*()/")
   if i == nil or i <= 1 then return "/" end
@@ -58,13 +63,14 @@ local function checkrev(expect)
   if last and tonumber(string.match(last[1], "^(%d+)")) > tonumber(rev) then return nil, {"LOG_AHEAD", last[1]} end
   return tonumber(rev)
 end
-local function event(seq, op, path, old, new, actor, now)
+local function event(seq, op, path, old, new, actor, surface, now)
   redis.call("XADD", EV, string.format("%d-0", seq), "op", op, "path", path, "old", old, "new", new,
-    "actor", actor, "time", now)
+    "actor", actor, "surface", surface, "time", now)
+  redis.call("ZADD", EVP, 0, evpmember(path, seq))
 end
 `;
 
-/** ARGV: expect, now, nclear, (lo, hi)×nclear, nset, (path, value)×nset, nevents, (op, path, old, new, actor)×nevents. */
+/** ARGV: expect, now, nclear, (lo, hi)×nclear, nset, (path, value)×nset, nevents, (op, path, old, new, actor, surface)×nevents. */
 export const COMMIT = new Script(`${WORKSPACE_LIB}
 local rev, failure = checkrev(ARGV[1])
 if not rev then return failure end
@@ -85,8 +91,8 @@ local nevents = tonumber(ARGV[i]); i = i + 1
 local seq = rev
 for _ = 1, nevents do
   seq = seq + 1
-  event(seq, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], now)
-  i = i + 5
+  event(seq, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], now)
+  i = i + 6
 end
 redis.call("HSET", META, "revision", string.format("%d", seq), "updatedAt", now)
 return {"OK", seq}
@@ -94,7 +100,7 @@ return {"OK", seq}
 
 /**
  * ARGV: expect, now, head, clearOverlay (1|0), checkpoint id ("" for none), its name, its JSON,
- * a problem found before the script ("" | ID_TAKEN), then the event (op, path, old, new, actor).
+ * a problem found before the script ("" | ID_TAKEN), then the event (op, path, old, new, actor, surface).
  */
 export const MOVE_HEAD = new Script(`${WORKSPACE_LIB}
 local rev, failure = checkrev(ARGV[1])
@@ -110,7 +116,7 @@ if cpid ~= "" then
   redis.call("HSET", CPNAME, cpname, cpid)
 end
 if ARGV[4] == "1" then redis.call("DEL", OV, OVP, OVC) end
-event(rev + 1, ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13], now)
+event(rev + 1, ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14], now)
 redis.call("HSET", META, "head", head, "revision", string.format("%d", rev + 1), "updatedAt", now)
 return {"OK", rev + 1}
 `);
@@ -119,9 +125,9 @@ return {"OK", rev + 1}
 export const CREATE_WORKSPACE = new Script(`${WORKSPACE_LIB}
 if redis.call("EXISTS", META) == 1 then return {"EXISTS"} end
 if ARGV[10] == "ID_TAKEN" then return {"ID_TAKEN"} end
-redis.call("DEL", CP, CPNAME, OV, OVP, OVC, EV)
+redis.call("DEL", CP, CPNAME, OV, OVP, OVC, EV, EVP)
 redis.call("HSET", META, "name", ARGV[1], "description", ARGV[2], "head", ARGV[3], "revision", ARGV[4],
-  "createdAt", ARGV[5], "updatedAt", ARGV[6])
+  "createdAt", ARGV[5], "updatedAt", ARGV[6], "evp", "1")
 redis.call("HSET", CP, ARGV[7], ARGV[9])
 redis.call("HSET", CPNAME, ARGV[8], ARGV[7])
 return {"OK", 1}
@@ -130,7 +136,7 @@ return {"OK", 1}
 /**
  * Creates a workspace exactly as dumped. ARGV: a checkpoint id found taken elsewhere ("" for none),
  * name, description, head, revision, createdAt, updatedAt, ncp, (id, name, JSON)×ncp,
- * nov, (path, value)×nov, nev, (seq, op, path, old, new, actor, time)×nev. Every check (the name,
+ * nov, (path, value)×nov, nev, (seq, op, path, old, new, actor, surface, time)×nev. Every check (the name,
  * checkpoint ids and names unique) comes before the first write.
  */
 export const IMPORT_WORKSPACE = new Script(`${WORKSPACE_LIB}
@@ -146,9 +152,9 @@ for _ = 1, ncp do
   names[ARGV[i + 1]] = true
   i = i + 3
 end
-redis.call("DEL", CP, CPNAME, OV, OVP, OVC, EV)
+redis.call("DEL", CP, CPNAME, OV, OVP, OVC, EV, EVP)
 redis.call("HSET", META, "name", ARGV[2], "description", ARGV[3], "head", ARGV[4], "revision", ARGV[5],
-  "createdAt", ARGV[6], "updatedAt", ARGV[7])
+  "createdAt", ARGV[6], "updatedAt", ARGV[7], "evp", "1")
 i = 9
 for _ = 1, ncp do
   redis.call("HSET", CP, ARGV[i], ARGV[i + 2])
@@ -163,8 +169,9 @@ end
 local nev = tonumber(ARGV[i]); i = i + 1
 for _ = 1, nev do
   redis.call("XADD", EV, ARGV[i] .. "-0", "op", ARGV[i + 1], "path", ARGV[i + 2], "old", ARGV[i + 3],
-    "new", ARGV[i + 4], "actor", ARGV[i + 5], "time", ARGV[i + 6])
-  i = i + 7
+    "new", ARGV[i + 4], "actor", ARGV[i + 5], "surface", ARGV[i + 6], "time", ARGV[i + 7])
+  redis.call("ZADD", EVP, 0, evpmember(ARGV[i + 2], ARGV[i]))
+  i = i + 8
 end
 return {"OK", 1}
 `);
@@ -174,7 +181,7 @@ export const DELETE_WORKSPACE = new Script(
   `${WORKSPACE_LIB}
 if redis.call("EXISTS", META) == 0 then return {"OK", 0} end
 local ids = redis.call("HKEYS", CP)
-redis.call("DEL", META, CP, CPNAME, OV, OVP, OVC, EV)
+redis.call("DEL", META, CP, CPNAME, OV, OVP, OVC, EV, EVP)
 return {"OK", 1, ids}
 `,
   "allow-oom",
@@ -326,5 +333,57 @@ ${UNMARK}
 if holder and holder ~= ws and redis.call("HGET", MARKS, holder) == slug then redis.call("HDEL", MARKS, holder) end
 redis.call("HSET", SLUGS, slug, ws)
 redis.call("HSET", MARKS, ws, slug)
+return {"OK", 1}
+`);
+
+/**
+ * One path's events, newest first: ARGV path, before (seq; events below it; "" for all), limit. Returns
+ * {"OK", entries} (stream entries as XRANGE gives them), or {"NO_INDEX"} while the index does not
+ * yet cover a workspace made before it existed (INDEX_EVENTS fills it in).
+ */
+export const PATH_EVENTS = new Script(
+  `${WORKSPACE_LIB}
+if redis.call("HGET", META, "evp") ~= "1" then return {"NO_INDEX"} end
+local path = ARGV[1]
+local top = "(" .. path .. "\\1"
+if ARGV[2] ~= "" then top = "(" .. evpmember(path, ARGV[2]) end
+local members = redis.call("ZREVRANGEBYLEX", EVP, top, "[" .. path .. "\\0", "LIMIT", 0, tonumber(ARGV[3]))
+local out = {}
+for _, m in ipairs(members) do
+  local id = string.format("%d-0", tonumber(string.sub(m, #path + 2)))
+  local entry = redis.call("XRANGE", EV, id, id)[1]
+  if entry then out[#out + 1] = entry end
+end
+return {"OK", out}
+`,
+  "no-writes",
+);
+
+/**
+ * Indexes a stream made before the per-path index, a batch at a time: ARGV after (seq), count.
+ * Returns the last seq indexed, or 0 once the whole stream is covered (then meta evp=1). Indexing
+ * an event twice is harmless (a set), so commits landing in between need no care.
+ */
+export const INDEX_EVENTS = new Script(`${WORKSPACE_LIB}
+local entries = redis.call("XRANGE", EV, string.format("%d-0", tonumber(ARGV[1]) + 1), "+", "COUNT", tonumber(ARGV[2]))
+local last = 0
+for _, e in ipairs(entries) do
+  local f = e[2]
+  for j = 1, #f, 2 do
+    if f[j] == "path" then redis.call("ZADD", EVP, 0, evpmember(f[j + 1], string.match(e[1], "^(%d+)"))) end
+  end
+  last = tonumber(string.match(e[1], "^(%d+)"))
+end
+if #entries < tonumber(ARGV[2]) then
+  if redis.call("EXISTS", META) == 1 then redis.call("HSET", META, "evp", "1") end
+  return 0
+end
+return last
+`);
+
+/** ARGV: field, value, set (1) or remove (0). NOT_FOUND when the workspace does not exist. */
+export const SET_SETTING = new Script(`${WORKSPACE_LIB}
+if redis.call("EXISTS", META) == 0 then return {"NOT_FOUND"} end
+if ARGV[3] == "1" then redis.call("HSET", META, ARGV[1], ARGV[2]) else redis.call("HDEL", META, ARGV[1]) end
 return {"OK", 1}
 `);

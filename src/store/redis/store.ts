@@ -62,6 +62,9 @@ interface Claim {
 }
 
 /** The Redis primitives; openStore wraps them in the contract's checks (checked-store.ts). */
+/** Settings sit in the workspace's meta hash (so they go with it), apart from its own fields. */
+const settingField = (key: string): string => `setting:${key}`;
+
 export class RedisStore implements StoreDriver {
   readonly url: string;
   readonly chunkBytes: number;
@@ -364,6 +367,45 @@ export class RedisStore implements StoreDriver {
     const start = `${Math.max(0, Math.floor(afterSeq)) + 1}-0`;
     const entries = arr(await this.link.read(["XRANGE", this.keys.ws(workspace, "ev"), start, "+", ...count]));
     return entries.map((entry) => toEvent(workspace, entry));
+  }
+
+  async getWorkspaceSetting(workspace: string, key: string): Promise<string | null> {
+    return str(await this.link.read(["HGET", this.keys.ws(workspace, "meta"), settingField(key)]));
+  }
+
+  async setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void> {
+    const reply = await this.runWs(workspace, scripts.SET_SETTING, [
+      settingField(key),
+      value ?? "",
+      value === null ? "0" : "1",
+    ]);
+    scriptValue(reply, { workspace });
+  }
+
+  async listPathEvents(
+    workspace: string,
+    path: string,
+    beforeSeq: number | null,
+    limit: number,
+  ): Promise<EventRecord[]> {
+    // "" reads from the newest.
+    const before = beforeSeq === null ? "" : String(beforeSeq);
+    for (;;) {
+      const [status, entries] = arr(
+        await this.runWs(workspace, scripts.PATH_EVENTS, [path, before, String(Math.max(0, limit))], true),
+      );
+      if (str(status ?? null) === "OK") return arr(entries ?? null).map((entry) => toEvent(workspace, entry));
+      if (!(await this.link.read(["EXISTS", this.keys.ws(workspace, "meta")]))) return [];
+      await this.indexEvents(workspace);
+    }
+  }
+
+  /** Builds the per-path index of a workspace made before it existed, once, a batch per script. */
+  private async indexEvents(workspace: string): Promise<void> {
+    let after = 0;
+    do {
+      after = Number(await this.runWs(workspace, scripts.INDEX_EVENTS, [String(after), "1000"]));
+    } while (after > 0);
   }
 
   followEvents(

@@ -62,6 +62,16 @@ export const MIGRATIONS: readonly string[] = [
   TOKENS_MIGRATION,
   CHUNKS_MIGRATION,
   TEMPLATES_MIGRATION,
+  // Which surface each change came through; older events read as unknown.
+  "ALTER TABLE events ADD COLUMN surface TEXT NOT NULL DEFAULT 'unknown';",
+  // One path's history without reading the whole log (afs fs history, undelete, restore).
+  "CREATE INDEX events_by_path ON events(workspace, path, seq);",
+  `CREATE TABLE workspace_settings (
+    workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (workspace, key)
+  ) WITHOUT ROWID;`,
 ];
 
 /** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */

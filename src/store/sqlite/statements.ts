@@ -8,6 +8,8 @@ const CHECKPOINT_COLUMNS =
   "id, workspace, name, root, parent, created_at AS createdAt, actor, kind, description FROM checkpoints";
 const WORKSPACE_COLUMNS =
   "name, description, head, revision, created_at AS createdAt, updated_at AS updatedAt FROM workspaces";
+const EVENT_COLUMNS =
+  "workspace, seq, op, path, old_hash AS oldHash, new_hash AS newHash, actor, surface, time FROM events";
 const OVERLAY_COLUMNS = "path, kind, hash, size, mode, mtime FROM overlay";
 
 export interface OverlayDbRow {
@@ -91,12 +93,24 @@ export function prepare(db: Database.Database) {
       "DELETE FROM overlay WHERE workspace = ? AND path > ? AND path < ?",
     ),
     overlayClear: db.prepare<[string]>("DELETE FROM overlay WHERE workspace = ?"),
-    insertEvent: db.prepare<[string, number, string, string, Hash | null, Hash | null, string, number]>(
-      "INSERT INTO events (workspace, seq, op, path, old_hash, new_hash, actor, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    insertEvent: db.prepare<[string, number, string, string, Hash | null, Hash | null, string, string, number]>(
+      "INSERT INTO events (workspace, seq, op, path, old_hash, new_hash, actor, surface, time)" +
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     events: db.prepare<[string, number, number], EventRecord>(
-      "SELECT workspace, seq, op, path, old_hash AS oldHash, new_hash AS newHash, actor, time FROM events" +
-        " WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?",
+      `SELECT ${EVENT_COLUMNS} WHERE workspace = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    ),
+    getSetting: db
+      .prepare<[string, string], string>("SELECT value FROM workspace_settings WHERE workspace = ? AND key = ?")
+      .pluck(),
+    putSetting: db.prepare<[string, string, string]>(
+      "INSERT OR REPLACE INTO workspace_settings (workspace, key, value) VALUES (?, ?, ?)",
+    ),
+    dropSetting: db.prepare<[string, string]>("DELETE FROM workspace_settings WHERE workspace = ? AND key = ?"),
+    // Through events_by_path: a path's history costs its own events, not the whole log.
+    pathEvents: db.prepare<[string, string, number, number], EventRecord>(
+      `SELECT ${EVENT_COLUMNS} INDEXED BY events_by_path WHERE workspace = ? AND path = ? AND seq < ?` +
+        " ORDER BY seq DESC LIMIT ?",
     ),
     checkpointRoots: db.prepare<[], Hash>("SELECT DISTINCT root FROM checkpoints").pluck(),
     overlayHashes: db.prepare<[], { kind: EntryKind; hash: Hash }>(

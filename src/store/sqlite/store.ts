@@ -304,6 +304,33 @@ export class SqliteStore implements StoreDriver {
     return this.guard(() => this.st.events.all(workspace, afterSeq, limit));
   }
 
+  async getWorkspaceSetting(workspace: string, key: string): Promise<string | null> {
+    return this.guard(() => this.st.getSetting.get(workspace, key) ?? null);
+  }
+
+  async setWorkspaceSetting(workspace: string, key: string, value: string | null): Promise<void> {
+    this.guard(() =>
+      this.db
+        .transaction(() => {
+          if (this.st.revision.get(workspace) === undefined) throw noWorkspace(workspace);
+          if (value === null) this.st.dropSetting.run(workspace, key);
+          else this.st.putSetting.run(workspace, key, value);
+        })
+        .immediate(),
+    );
+  }
+
+  async listPathEvents(
+    workspace: string,
+    path: string,
+    beforeSeq: number | null,
+    limit: number,
+  ): Promise<EventRecord[]> {
+    return this.guard(() =>
+      this.st.pathEvents.all(workspace, path, beforeSeq ?? Number.MAX_SAFE_INTEGER, Math.max(0, limit)),
+    );
+  }
+
   followEvents(
     workspace: string,
     afterSeq: number,
@@ -432,7 +459,7 @@ export class SqliteStore implements StoreDriver {
   }
 
   private appendEvent(workspace: string, seq: number, e: EventInput, time: number): void {
-    this.st.insertEvent.run(workspace, seq, e.op, e.path, e.oldHash, e.newHash, e.actor, time);
+    this.st.insertEvent.run(workspace, seq, e.op, e.path, e.oldHash, e.newHash, e.actor, e.surface, time);
   }
 }
 

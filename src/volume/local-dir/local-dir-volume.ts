@@ -39,6 +39,8 @@ export type LocalDirEvent = Omit<EventRecord, "workspace">;
 export interface LocalDirOptions {
   /** Recorded on every event; default "local". */
   actor?: string;
+  /** Recorded on every event beside the actor; default "local". */
+  surface?: string;
   /** How many of the newest events the log keeps (default 10,000); the revision counts on regardless. */
   maxEvents?: number;
 }
@@ -46,6 +48,7 @@ export interface LocalDirOptions {
 export class LocalDirVolume implements Volume {
   readonly label: string;
   private readonly actor: string;
+  private readonly surface: string;
   private readonly confined: Confinement;
   private readonly log: EventLog<LocalDirEvent>;
   private readonly locks = new KeyedLock();
@@ -60,6 +63,7 @@ export class LocalDirVolume implements Volume {
     this.confined = new Confinement(root);
     this.label = this.confined.label;
     this.actor = options.actor ?? "local";
+    this.surface = options.surface ?? "local";
     this.log = new EventLog({ maxEvents: options.maxEvents });
   }
 
@@ -333,6 +337,6 @@ export class LocalDirVolume implements Volume {
   }
 
   private record(op: string, path: string, oldHash: Hash | null, newHash: Hash | null): number {
-    return this.log.append({ op, path, oldHash, newHash, actor: this.actor, time: Date.now() });
+    return this.log.append({ op, path, oldHash, newHash, actor: this.actor, surface: this.surface, time: Date.now() });
   }
 }

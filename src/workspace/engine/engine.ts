@@ -33,11 +33,18 @@ export interface Engine extends EngineContext {
   readonly cwd: string;
 }
 
-export function createEngine(home: string, store: Store, actor: string, settings: Settings, cwd: string): Engine {
+export function createEngine(
+  home: string,
+  store: Store,
+  who: { actor: string; surface: string },
+  settings: Settings,
+  cwd: string,
+): Engine {
   return {
     home,
     store,
-    actor,
+    actor: who.actor,
+    surface: who.surface,
     trees: new TreeReader(store),
     roots: new Map(),
     caches: { listings: new SubtreeListings(), blobs: new BlobCache(), writers: new KeyedLock() },

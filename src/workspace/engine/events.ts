@@ -32,6 +32,7 @@ export interface EventFilter {
 }
 
 const DEFAULT_EVENT_PAGE = 1000;
+const DEFAULT_RECENT = 50;
 const MAX_EVENT_PAGE = 10_000;
 /**
  * A filtered page stops looking after this many events and hands back a cursor, so a rare match in
@@ -99,6 +100,33 @@ export class Events {
       if (batch.length < size) break;
     }
     return { events: kept, next, more: await this.hasAfter(workspace, next) };
+  }
+
+  /**
+   * The newest `limit` events (default 50) passing `filter`, oldest first: the tail `afs log` shows.
+   * Reads the log backwards a page at a time, looking at no more than MAX_EVENTS_SCANNED events.
+   */
+  async recent(workspace: string, options: { limit?: number } & EventFilter = {}): Promise<EventRecord[]> {
+    const { limit: asked = DEFAULT_RECENT, ...filter } = options;
+    const limit = positiveInteger("limit", asked, 1, MAX_EVENT_PAGE);
+    const keep = matcher(filter);
+    const { revision } = await requireWorkspace(this.engine, workspace);
+    const { store } = this.engine;
+    if (!keep) return store.listEvents(workspace, Math.max(0, revision - limit), limit);
+    const kept: EventRecord[] = [];
+    let high = revision;
+    scan: while (high > 0 && kept.length < limit && revision - high < MAX_EVENTS_SCANNED) {
+      const low = Math.max(0, high - MAX_EVENT_PAGE);
+      const batch = await store.listEvents(workspace, low, high - low);
+      for (let i = batch.length - 1; i >= 0; i--) {
+        const e = batch[i] as EventRecord;
+        // Older events only get older: nothing before `since` can pass.
+        if (filter.since !== undefined && e.time < filter.since) break scan;
+        if (keep(e) && kept.push(e) === limit) break scan;
+      }
+      high = low;
+    }
+    return kept.reverse();
   }
 
   private async hasAfter(workspace: string, seq: number): Promise<boolean> {

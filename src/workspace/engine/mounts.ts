@@ -108,7 +108,10 @@ export class Mounts {
   /** Commits a mount's uploads as one change, each only where the workspace holds its `expect`. */
   async commit(workspace: string, changes: readonly SyncChange[]): Promise<SyncCommitResult> {
     await requireWorkspace(this.engine, workspace);
-    return commitSyncChanges(this.engine, workspace, changes, "sync");
+    // Uploads come through the surface whose engine runs the mount (afs mount, afs acp, afs run);
+    // a library caller that named none records them as a mount's.
+    const surface = this.engine.surface === "engine" ? "mount" : this.engine.surface;
+    return commitSyncChanges({ ...this.engine, surface }, workspace, changes, "sync");
   }
 
   close(): void {

@@ -171,10 +171,10 @@ export class Workspaces {
     return root === EMPTY_TREE ? null : keepRoot(this.engine, name, root, description);
   }
 
-  /** The workspace as a Volume: its live state in the store. */
-  async volume(name: string, actor = this.engine.actor): Promise<Volume> {
+  /** The workspace as a Volume: its live state in the store, changes recorded as `actor` through `surface`. */
+  async volume(name: string, actor = this.engine.actor, surface = this.engine.surface): Promise<Volume> {
     const engine = this.engine;
     await requireWorkspace(engine, name);
-    return new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor);
+    return new WorkspaceVolume(engine.store, engine.trees, engine.roots, engine.caches, name, actor, surface);
   }
 }

@@ -11,7 +11,7 @@ export async function openVolume<A extends { workspace?: string | undefined }>(
 ): Promise<{ workspace: string; volume: Volume; args: Omit<A, "workspace"> }> {
   const { workspace: requested, ...args } = input;
   const workspace = await workspaceFor(ctx, requested);
-  return { workspace, volume: await ctx.afs.workspaces.volume(workspace, ctx.actor), args };
+  return { workspace, volume: await ctx.afs.workspaces.volume(workspace, ctx.actor, "mcp"), args };
 }
 
 /** The home's search indexes (keyed by content, so one pair serves every workspace). */
