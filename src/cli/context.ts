@@ -1,6 +1,7 @@
 // What every command needs: its invocation and output (Io), the global options (--home, --store,
 // --workspace, given before or after the subcommand), an open Afs that is always closed again (or
 // lent by the resident afs), and the workspace to act on.
+import { hostname, userInfo } from "node:os";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { Env } from "../core/settings.js";
@@ -49,6 +50,8 @@ export interface EngineRequest {
   cwd: string;
   /** Recorded on the events the command causes (see surfaceOf). */
   surface: string;
+  /** Who the changes are recorded as, when not the settings' (AFS_ACTOR, else the OS user): see actorOf. */
+  actor?: string;
 }
 
 /**
@@ -69,6 +72,19 @@ export function surfaceOf(cmd: Command): string {
   let top = cmd;
   while (top.parent?.parent) top = top.parent;
   return COMMAND_SURFACES[top.name()] ?? "cli";
+}
+
+/**
+ * A mount's uploads are recorded as USER@HOST (unless AFS_ACTOR names someone): a workspace mounted
+ * on several machines then says on which one each change was made.
+ */
+export function actorOf(surface: string, env: Env): string | undefined {
+  if (surface !== "mount" || env.AFS_ACTOR) return undefined;
+  let user = "unknown";
+  try {
+    user = userInfo().username;
+  } catch {}
+  return `${user}@${hostname()}`;
 }
 
 /**
@@ -139,7 +155,10 @@ export class Io extends Output {
   /** Runs `fn` with the engine the command's --home and --store (or the settings) name. */
   withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Promise<T> {
     const { home, store } = globals(cmd);
-    const request = { home, store, env: this.invocation.env, cwd: this.invocation.cwd, surface: surfaceOf(cmd) };
+    const { env, cwd } = this.invocation;
+    const surface = surfaceOf(cmd);
+    const actor = actorOf(surface, env);
+    const request = { home, store, env, cwd, surface, ...(actor === undefined ? {} : { actor }) };
     return this.engines.use(request, fn);
   }
 

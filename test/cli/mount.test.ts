@@ -3,6 +3,7 @@
 // that no mount process of this file is left.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,6 +118,21 @@ describe("afs mount", () => {
     expect(read(join(dir, "a.txt"))).toBe("edited on disk\n");
     expect(read(join(dir, "b.txt"))).toBe("written in afs\n");
     expect(mountOf(dir)).toBeUndefined();
+  });
+
+  it("records a mount's uploads as USER@HOST through the mount surface, unless AFS_ACTOR names someone", async () => {
+    const dir = dirWith("who", { "a.txt": "first\n" });
+    // The runs' AFS_ACTOR (tester) emptied: the mount process names the machine's user and host.
+    const r = afs.run(["mount", "who", dir, "--json"], { env: { AFS_ACTOR: "" } });
+    expect(r.status).toBe(0);
+    const m = JSON.parse(r.stdout) as Listing;
+    pids.add(m.pid as number);
+    writeFileSync(join(dir, "a.txt"), "edited on disk\n");
+    await until("the local edit is in the workspace", () => cat("who", "/a.txt") === "edited on disk\n");
+    const log = afs.json<{ actor: string; surface: string; op: string }[]>(["log", "-w", "who", "--path", "/a.txt"]);
+    expect(log[0]).toMatchObject({ actor: `${userInfo().username}@${hostname()}`, surface: "mount" });
+    afs.ok(["unmount", dir]);
+    await gone(m.pid as number);
   });
 
   it("refuses a first mount where both sides hold differing files, naming --prefer; --prefer local mounts", async () => {

@@ -70,13 +70,18 @@ class Stores implements Engines {
     // callers with other settings get their own. The workspace is chosen per command (Io.workspace,
     // from the caller's AFS_WORKSPACE), so it is left out: one caller's must not become another's.
     const { AFS_WORKSPACE: _, ...opened } = settings.env;
-    const key = JSON.stringify([home, store, request.surface, opened]);
+    const key = JSON.stringify([home, store, request.surface, request.actor, opened]);
     for (;;) {
       let pending = this.open.get(key);
       if (!pending) {
-        const opening = Afs.open({ env: opened, cwd: request.cwd, home, store, surface: request.surface }).then(
-          (afs): Lent => ({ afs, users: 0, retired: false, closed: false }),
-        );
+        const opening = Afs.open({
+          env: opened,
+          cwd: request.cwd,
+          home,
+          store,
+          surface: request.surface,
+          ...(request.actor === undefined ? {} : { actor: request.actor }),
+        }).then((afs): Lent => ({ afs, users: 0, retired: false, closed: false }));
         opening.catch(() => {
           if (this.open.get(key) === opening) this.open.delete(key);
         });
