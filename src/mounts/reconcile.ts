@@ -2,7 +2,8 @@
 // (L) and what the workspace holds (R) decide. L = R: nothing to do. Only R moved: written to disk
 // where the disk still holds B. Only L moved: uploaded naming R as the version it replaces. Both
 // moved: the workspace's version stays at the path and the local one is kept beside it.
-import { readFile, readlink } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { readlink } from "node:fs/promises";
 import type { Entry } from "../core/entry.js";
 import type { MountState } from "../core/mount-state.js";
 import { type SyncedPath, type SyncedVersion, sameVersion } from "../core/mount-state.js";
@@ -319,7 +320,7 @@ class Round {
       // Stored as read now: a file changed since its hash was taken uploads its newer bytes (and
       // keeps the older stat, so the next round reads it again and finds nothing new).
       const abs = local.abs(path);
-      const small = l.size <= SMALL_FILE ? await readFile(abs) : null;
+      const small = l.size <= SMALL_FILE ? readFileSync(abs) : null;
       const { hash, size } = small
         ? { hash: await afs.mounts.storeBytes(small), size: small.length }
         : await afs.mounts.storeFile(abs);
