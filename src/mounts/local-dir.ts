@@ -30,6 +30,8 @@ import { RACY_MS } from "../workspace/record.js";
 /** A version on disk, with the stat that holds it ("dir" for a directory). */
 export interface LocalVersion extends SyncedVersion {
   disk: string;
+  /** A small file's bytes as hashed: what an upload of this version stores, without reading it again. */
+  data?: Buffer;
 }
 
 /** What a placement found: the new disk stat, or "changed" when the disk moved on since it was read. */
@@ -147,8 +149,9 @@ export class LocalDir {
     if (!st.isFile()) return null;
     const mode = Number(st.mode) & 0o111 ? EXEC_MODE : FILE_MODE;
     const size = Number(st.size);
-    const hash = size <= SMALL_FILE ? sha256(readFileSync(abs)) : await hashFile(abs);
-    return { kind: "file", sha256: hash, size, mode, disk };
+    if (size > SMALL_FILE) return { kind: "file", sha256: await hashFile(abs), size, mode, disk };
+    const data = readFileSync(abs);
+    return { kind: "file", sha256: sha256(data), size: data.length, mode, disk, data };
   }
 
   /** Every content path below `path` (a real directory), ignore rules applied, parents first. */

@@ -317,12 +317,13 @@ class Round {
       entry = { kind: "symlink", hash, size: target.length, mode: l.mode, mtime: now };
       version = { ...l, sha256: hash, size: target.length };
     } else {
-      // Stored as read now: a file changed since its hash was taken uploads its newer bytes (and
-      // keeps the older stat, so the next round reads it again and finds nothing new).
+      // A small file's bytes as hashed; a large one stored as read now: changed since its hash was
+      // taken, it uploads its newer bytes (and keeps the older stat, so the next round reads it
+      // again and finds nothing new).
       const abs = local.abs(path);
-      const small = l.size <= SMALL_FILE ? readFileSync(abs) : null;
+      const small = l.data ?? (l.size <= SMALL_FILE ? readFileSync(abs) : null);
       const { hash, size } = small
-        ? { hash: await afs.mounts.storeBytes(small), size: small.length }
+        ? { hash: await afs.mounts.storeBytes(small, (l.data && l.sha256) || undefined), size: small.length }
         : await afs.mounts.storeFile(abs);
       entry = { kind: "file", hash, size, mode: l.mode, mtime: now };
       version = { ...l, sha256: hash, size };
