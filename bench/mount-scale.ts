@@ -6,12 +6,12 @@
 //      [--big MiB] [--no-node-modules]     (defaults: 100,000 files, 60 s, 1,024 MiB)
 import { execFileSync } from "node:child_process";
 import { randomFillSync } from "node:crypto";
-import { open, rename, stat } from "node:fs/promises";
+import { open, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startRedis } from "../test/helpers/redis-server.js";
 import { generateSmallFiles } from "./corpus.js";
-import { emitJson, fmtMs, isMain, makeTempDir, printTable, REPO_ROOT, removeDir } from "./lib.js";
-import { cpuMs, fmtMiB, type Machine, mount, peakRss, requireCli, unmount } from "./mount-procs.js";
+import { emitJson, fmtMs, isMain, makeTempDir, percentile, printTable, REPO_ROOT, removeDir } from "./lib.js";
+import { cpuMs, fmtMiB, type Machine, mount, peakRss, requireCli, unmount, untilAll } from "./mount-procs.js";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -23,6 +23,9 @@ const files = option("--files", 100_000);
 const idleSeconds = option("--idle", 60);
 const bigMiB = option("--big", 1024);
 const withNodeModules = !args.includes("--no-node-modules");
+
+/** Saves of one file in the big tree, timed until the other side has it. */
+const SAVES = 20;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -70,13 +73,40 @@ async function main(): Promise<void> {
   try {
     // The generated tree: created from A's directory, received by B's empty one.
     const tree = join(root, "tree-a");
-    generateSmallFiles(tree, files);
+    const treeB = join(root, "tree-b");
+    const info = generateSmallFiles(tree, files);
     const created = await mountOn(a, "tree", tree);
-    const received = await mountOn(b, "tree", join(root, "tree-b"));
+    const received = await mountOn(b, "tree", treeB);
     rows.push([`mount ${files} files, workspace created from DIR`, `${fmtMs(created.ms)} ms`, fmtMiB(created.rss)]);
     rows.push([`mount ${files} files, empty DIR receives them`, `${fmtMs(received.ms)} ms`, fmtMiB(received.rss)]);
 
-    // Idle: both syncs running, nothing changing.
+    // Changes in the big tree cost what they change: saves of one file, then 1,000 files at once.
+    const saves: number[] = [];
+    const deep = info.deepest.split("/").slice(1);
+    for (let i = 0; i < SAVES; i++) {
+      const text = `save ${i}\n`;
+      const from = performance.now();
+      await writeFile(join(tree, ...deep), text);
+      saves.push(await untilAll(new Map([[join(treeB, ...deep), text]]), from, 1));
+      await sleep(20);
+    }
+    const batch = new Map<string, string>();
+    const batchFrom = performance.now();
+    for (let i = 0; i < Math.min(1000, files); i++) {
+      const rel = ["d0", "d0", "d0"].slice(0, info.levels - 1).concat(`d${Math.floor(i / 100)}`, `f${i % 100}.txt`);
+      await writeFile(join(tree, ...rel), `changed ${i}\n`);
+      batch.set(join(treeB, ...rel), `changed ${i}\n`);
+    }
+    const batchMs = await untilAll(batch, batchFrom);
+    rows.push([
+      `save of one file in the ${files}-file tree → in B, p50 / p99`,
+      `${fmtMs(percentile(saves, 50))} / ${fmtMs(percentile(saves, 99))} ms`,
+      "",
+    ]);
+    rows.push([`${batch.size} files rewritten in the tree → converged in B`, `${fmtMs(batchMs)} ms`, ""]);
+
+    // Idle: both syncs running, nothing changing (after a moment for the last rounds to end).
+    await sleep(3000);
     const before = [cpuMs(created.pid), cpuMs(received.pid)];
     await sleep(idleSeconds * 1000);
     const idle = [cpuMs(created.pid) - (before[0] as number), cpuMs(received.pid) - (before[1] as number)];
@@ -88,6 +118,10 @@ async function main(): Promise<void> {
       mountReceiveMs: received.ms,
       mountCreateRssBytes: created.rss,
       mountReceiveRssBytes: received.rss,
+      treeSaveP50Ms: percentile(saves, 50),
+      treeSaveP99Ms: percentile(saves, 99),
+      treeBatchFiles: batch.size,
+      treeBatchMs: batchMs,
       idleCpuMs: idle,
       unmountMs: unmountTree,
     });
