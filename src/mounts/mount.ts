@@ -80,6 +80,8 @@ export class Mount {
   private workspaceId = "";
   /** Why this mount can sync no more (its workspace deleted): no round runs once set. */
   private gone: string | null = null;
+  /** A background round waits for the one running. */
+  private queued = false;
   private chain: Promise<unknown> = Promise.resolve();
   private lastSeq = 0;
   /** Sequence numbers of this mount's own uploads not yet passed: their events are not applied back. */
@@ -309,10 +311,14 @@ export class Mount {
   }
 
   private schedule(delay = this.debounceMs): void {
-    if (this.timer || this.info.state === "stopped" || this.gone) return;
+    if (this.timer || this.queued || this.info.state === "stopped" || this.gone) return;
     this.timer = setTimeout(() => {
       this.timer = null;
+      // One round waiting behind a long one (the first sync of a big tree) is enough: it takes
+      // whatever changed meanwhile. Without this, every debounce queued another empty round.
+      this.queued = true;
       void this.exclusive(async () => {
+        this.queued = false;
         for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
         // A path that could not be settled (locked, unreadable, changing) is tried again later.
         if (this.again.size > 0) this.schedule(RETRY_AFTER_ERROR_MS);
@@ -334,7 +340,12 @@ export class Mount {
       const fresh = local.length + remote.length;
       waiting = [...this.again];
       const targets = [...remote, ...waiting];
-      if (targets.length === 0) return false;
+      if (targets.length === 0) {
+        // The events passed were this mount's own: past them for good, or the next round (a stop,
+        // say) would find them again, no longer marked own, and reconcile every path they touched.
+        await this.saveSeq(seq);
+        return false;
+      }
       if (targets.some((p) => IGNORE_FILES.includes(baseName(p)))) this.ctx.local.forgetIgnoreRules();
       this.again.clear();
       for (const p of targets) this.held.delete(p);

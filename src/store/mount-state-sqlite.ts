@@ -96,9 +96,12 @@ export class SqliteMountStateStore implements MountStateStore {
       "SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ? AND path = ?",
     );
     const all = db.prepare("SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ?");
-    // "/a" and everything below it: "/a/" up to "/a0" ("0" follows "/").
+    // "/a" and everything below it: "/a/" up to "/a0" ("0" follows "/"). Two index lookups: written
+    // with OR, SQLite scanned every path of the mount (9 ms a call at 100,000 paths, made per changed path).
     const below = db.prepare(
-      "SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ? AND (path = ? OR (path > ? AND path < ?))",
+      `SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ? AND path = ?
+       UNION ALL
+       SELECT path, kind, sha256, size, mode, disk FROM mount_paths WHERE mount = ? AND path > ? AND path < ?`,
     );
     const upsert = db.prepare(
       `INSERT INTO mount_paths (mount, path, kind, sha256, size, mode, disk) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -123,7 +126,7 @@ export class SqliteMountStateStore implements MountStateStore {
         return out;
       },
       async under(path) {
-        const rows = path === "/" ? all.all(id) : below.all(id, path, `${path}/`, `${path}0`);
+        const rows = path === "/" ? all.all(id) : below.all(id, path, id, `${path}/`, `${path}0`);
         return (rows as PathRow[]).map((r) => ({ ...r }));
       },
       async apply({ put = [], remove = [], lastSeq }) {

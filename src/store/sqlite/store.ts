@@ -42,6 +42,7 @@ import { type ObjectInfo, type ObjectKind, type OverlayDbRow, prepare, type Stat
 import { templateStatements } from "./templates.js";
 import { tokenStatements } from "./tokens.js";
 import { useWal } from "./wal.js";
+import { watchFile } from "./watch-file.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /** Rows per query when listing objects, so gc never holds a statement open across an await. */
@@ -336,8 +337,11 @@ export class SqliteStore implements StoreDriver {
     afterSeq: number,
     onEvents: (events: EventRecord[]) => Promise<void> | void,
   ): EventFollower {
-    // Other processes write the same file and nothing tells this one: poll the indexed log.
-    return pollEvents((after, limit) => this.listEvents(workspace, after, limit), afterSeq, onEvents);
+    // Other processes write the same file and nothing tells this one: poll the indexed log when
+    // the file (or its WAL) changes, and now and then in case a change went unseen.
+    return pollEvents((after, limit) => this.listEvents(workspace, after, limit), afterSeq, onEvents, {
+      watch: (wake, lost) => watchFile(this.path, wake, lost),
+    });
   }
 
   // --- garbage collection and integrity --------------------------------------------------------

@@ -63,10 +63,10 @@ export class Mounts {
     return storeFile(this.engine.store, abs);
   }
 
-  /** Stores small bytes (a symlink's target). */
-  async storeBytes(data: Uint8Array): Promise<Hash> {
+  /** Stores small bytes (a symlink's target, a small file); `known` is their SHA-256 when already taken. */
+  async storeBytes(data: Uint8Array, known?: Hash): Promise<Hash> {
     if (data.length === 0) return EMPTY_SHA256;
-    const hash = sha256(data);
+    const hash = known ?? sha256(data);
     await this.engine.store.putBlobs([{ hash, data }]);
     return hash;
   }
