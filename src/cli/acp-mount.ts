@@ -21,6 +21,8 @@ export interface SessionMountOptions {
   workspace?: string;
   /** First mount of a directory and a workspace that both hold differing files: the side that stays. */
   prefer?: "local" | "remote";
+  /** Who this process's sync records uploads as, asked at each commit (see MountOptions.actor). */
+  actor?: () => string | undefined;
   /** Where a failed flush requested by another process is told. */
   log?: (line: string) => void;
 }
@@ -71,6 +73,7 @@ export class SessionMount {
         workspace,
         dir: real,
         ...(options.prefer === undefined ? {} : { prefer: options.prefer }),
+        ...(options.actor === undefined ? {} : { actor: options.actor }),
       });
     } catch (e) {
       await release();

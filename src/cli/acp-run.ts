@@ -14,6 +14,7 @@ import { AcpClient } from "../protocols/acp/client.js";
 import { AcpFiles } from "../protocols/acp/files.js";
 import { LocalDirVolume } from "../volume/local-dir/local-dir-volume.js";
 import type { Afs } from "../workspace/afs.js";
+import type { CheckpointInfo } from "../workspace/info.js";
 import { SessionMount } from "./acp-mount.js";
 import { TurnView } from "./acp-view.js";
 import { startAgent } from "./agent-process.js";
@@ -57,9 +58,13 @@ export async function runAcp(
   }
   if (flags.adopt) io.warn("afs: --adopt is deprecated; it means --prefer local\n");
   const prefer = flags.prefer ?? (flags.adopt ? "local" : undefined);
+  // While a turn runs, what changes in DIR is the agent's doing (its fs/* writes and its shell's):
+  // recorded as the agent's; between turns, as the person's (the engine's actor).
+  let turnActor: string | undefined;
   const session = await SessionMount.open(afs, dir, {
     ...(workspace === undefined ? {} : { workspace }),
     ...(prefer === undefined ? {} : { prefer }),
+    actor: () => turnActor,
     log: (line) => io.warn(`${line}\n`),
   });
   const rl = terminal ? createInterface({ input: stdin, output: sinkStream(io.invocation.stderr) }) : null;
@@ -117,12 +122,19 @@ export async function runAcp(
       });
       if (before) note(`checkpoint ${before.name}: changes made in ${dir} before turn ${n}`);
       const base = (await afs.workspaces.get(session.workspace)).head;
-      const response = await raced(client.prompt(sessionId, prompt));
-      view.end();
-      const cp = await session.checkpointTurn({
-        name: await freeName(afs, session.workspace, `turn-${n}`),
-        description: `turn ${n}: ${prompt.length > 120 ? `${prompt.slice(0, 117)}...` : prompt}`,
-      });
+      turnActor = client.agentId;
+      let response: Awaited<ReturnType<typeof client.prompt>>;
+      let cp: CheckpointInfo | null;
+      try {
+        response = await raced(client.prompt(sessionId, prompt));
+        view.end();
+        cp = await session.checkpointTurn({
+          name: await freeName(afs, session.workspace, `turn-${n}`),
+          description: `turn ${n}: ${prompt.length > 120 ? `${prompt.slice(0, 117)}...` : prompt}`,
+        });
+      } finally {
+        turnActor = undefined;
+      }
       note(
         cp
           ? `turn ${n} ended (${response.stopReason}); checkpoint ${cp.name}: afs cp diff ${base} ${cp.name} -w ${session.workspace}`

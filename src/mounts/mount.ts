@@ -28,6 +28,11 @@ export interface MountOptions {
   prefer?: "local" | "remote";
   /** Names conflict copies; default this machine's host name. */
   host?: string;
+  /**
+   * Who the uploads are recorded as, asked at each commit; undefined: the engine's actor. `afs acp`
+   * names the agent while a turn runs, so the agent's changes (its shell's too) are its own.
+   */
+  actor?: () => string | undefined;
   /** How long changes settle before a sync round. Default 50 ms. */
   debounceMs?: number;
 }
@@ -172,6 +177,7 @@ export class Mount {
       readonly,
       host: options.host ?? hostname(),
       conflictCopies: new Set(),
+      actor: options.actor,
     };
     let policy: BothChanged = "remote";
     if (!known) {

@@ -27,6 +27,8 @@ export interface SyncContext {
   host: string;
   /** Conflict copies made and not uploaded yet: their upload is logged as op "conflict". */
   conflictCopies: Set<string>;
+  /** Who the uploads are recorded as, asked at each commit (undefined: the engine's actor). */
+  actor?: (() => string | undefined) | undefined;
 }
 
 export interface RoundResult {
@@ -418,6 +420,7 @@ class Round {
     const { outcomes, seqs } = await afs.mounts.commit(
       workspace,
       all.map((u) => u.change),
+      { actor: this.ctx.actor?.() },
     );
     this.result.own = seqs;
     for (const [i, o] of outcomes.entries()) {

@@ -135,6 +135,11 @@ describe("afs acp", () => {
       "modified /src/edit.txt",
     ]);
     expect(diff.changes.find((x) => x.path === "/src/edit.txt")?.patch).toContain("-beta\n+BETA");
+    // The turn's changes are recorded as the agent's, through ACP: its fs/* writes and its shell's.
+    for (const path of ["/src/edit.txt", "/new/created.txt", "/shell.txt"]) {
+      const [last] = c.json<{ actor: string; surface: string }[]>(["log", "-w", ws, "--path", path, "--limit", "1"]);
+      expect(last, path).toMatchObject({ actor: "fixture-agent", surface: "acp" });
+    }
   });
 
   it("adds no checkpoint for a turn that changes nothing", () => {

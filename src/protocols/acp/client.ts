@@ -53,6 +53,11 @@ export class AcpClient {
     return this.connection.closed;
   }
 
+  /** The agent's name as it introduced itself ("agent" when it did not): who its changes are recorded as. */
+  get agentId(): string {
+    return this.agentInfo?.agentInfo?.name || "agent";
+  }
+
   /** The agent's name and version as it introduced itself. */
   get agentName(): string {
     const info = this.agentInfo?.agentInfo;

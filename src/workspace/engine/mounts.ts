@@ -105,13 +105,21 @@ export class Mounts {
     return openBlob(this.engine.store, hash, size);
   }
 
-  /** Commits a mount's uploads as one change, each only where the workspace holds its `expect`. */
-  async commit(workspace: string, changes: readonly SyncChange[]): Promise<SyncCommitResult> {
+  /**
+   * Commits a mount's uploads as one change, each only where the workspace holds its `expect`;
+   * recorded as `actor` when given (an ACP agent's turn), else as this engine's actor.
+   */
+  async commit(
+    workspace: string,
+    changes: readonly SyncChange[],
+    options: { actor?: string | undefined } = {},
+  ): Promise<SyncCommitResult> {
     await requireWorkspace(this.engine, workspace);
     // Uploads come through the surface whose engine runs the mount (afs mount, afs acp, afs run);
     // a library caller that named none records them as a mount's.
     const surface = this.engine.surface === "engine" ? "mount" : this.engine.surface;
-    return commitSyncChanges({ ...this.engine, surface }, workspace, changes, "sync");
+    const actor = options.actor ?? this.engine.actor;
+    return commitSyncChanges({ ...this.engine, surface, actor }, workspace, changes, "sync");
   }
 
   close(): void {
