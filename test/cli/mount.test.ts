@@ -5,8 +5,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive, gone, until } from "./mount-processes.js";
 import { type Cli, cli, ensureBuilt } from "./run.js";
 
 interface Listing {
@@ -24,29 +24,6 @@ interface Listing {
 let afs: Cli;
 /** Every mount process a test saw, killed at the end whatever happened. */
 const pids = new Set<number>();
-
-/** Whether `pid` still runs: a zombie (ended, not yet reaped by its new parent) does not. */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
-  }
-};
-
-async function until(what: string, test: () => boolean, ms = 30_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !test(); await sleep(100)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-  }
-}
-
-/** An unmounted process is gone: unmount waited for it to end (it may take a moment more to be reaped). */
-const gone = (pid: number): Promise<void> => until(`process ${pid} has ended`, () => !alive(pid), 10_000);
 
 const mounts = (): Listing[] => {
   const list = afs.json<{ mounts: Listing[] }>(["status"]).mounts;

@@ -4,8 +4,8 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive, gone, until } from "./mount-processes.js";
 import { type Cli, cli, ensureBuilt, MAIN, type Run } from "./run.js";
 
 interface Listing {
@@ -37,27 +37,6 @@ interface Checkpoint {
 let afs: Cli;
 /** Every mount process a test saw, killed at the end whatever happened. */
 const pids = new Set<number>();
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
-  }
-};
-
-async function until(what: string, test: () => boolean, ms = 30_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !test(); await sleep(100)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-  }
-}
-
-const gone = (pid: number): Promise<void> => until(`process ${pid} has ended`, () => !alive(pid), 10_000);
 
 /** `afs …args` from the directory `cwd` (the harness runs from its temp dir). */
 function afsIn(cwd: string, args: readonly string[]): Run {

@@ -29,7 +29,7 @@ async function churn(m: Machine, i: number, rnd: (n: number) => number): Promise
   // Each may fail (the path not there, a file where a folder goes): that is part of the churn.
   if (k < 5) {
     await mkdir(parent, { recursive: true });
-    await writeFile(p, `${m.afs.actor} ${i}`);
+    await writeFile(p, `${m.home} ${i}`);
   } else if (k < 7) await rm(p, { force: true });
   else if (k < 8) await rename(p, q);
   else if (k < 9 && parent !== m.dir) await rm(parent, { recursive: true, force: true });
