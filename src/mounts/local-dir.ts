@@ -9,6 +9,7 @@ import {
   closeSync,
   constants,
   createWriteStream,
+  fstatSync,
   lstatSync,
   openSync,
   readFileSync,
@@ -180,9 +181,42 @@ export class LocalDir {
     // comes from storing it (one pass over its bytes instead of two).
     const sizes = [base, other].flatMap((v) => (v?.kind === "file" ? [v.size] : []));
     if (size > SMALL_FILE && !sizes.includes(size)) return { kind: "file", sha256: null, size, mode, disk };
-    if (size > SMALL_FILE) return { kind: "file", sha256: await hashFile(abs), size, mode, disk };
-    const data = readFileSync(abs);
-    return { kind: "file", sha256: sha256(data), size: data.length, mode, disk, data };
+    return this.withFile(path, async (file, ino) => {
+      // Replaced between the lstat and the open: looked at anew (read() starts over).
+      if (ino !== Number(st.ino)) throw Object.assign(new Error(`${abs} was replaced`), { code: "ENOENT" });
+      if (size > SMALL_FILE) return { kind: "file", sha256: await hashFile(file), size, mode, disk };
+      const data = readFileSync(file);
+      return { kind: "file", sha256: sha256(data), size: data.length, mode, disk, data };
+    });
+  }
+
+  /**
+   * Runs `fn` on the regular file at `path` opened for reading without following a symlink on the
+   * way: O_NOFOLLOW for its own name, and (on Linux) the opened file must really lie at its path, so
+   * an ancestor swapped for a symlink to elsewhere is never read through: nothing from outside the
+   * mount is uploaded. `fn` gets a path naming the opened file itself (/proc/self/fd/N) and its
+   * inode number. ENOENT when it moved meanwhile (the caller looks again).
+   */
+  async withFile<T>(path: string, fn: (file: string, ino: number) => Promise<T>): Promise<T> {
+    const abs = this.abs(path);
+    const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      if (process.platform !== "linux") return await fn(abs, fstatSync(fd).ino);
+      const pinned = `/proc/self/fd/${fd}`;
+      const real = readlinkSync(pinned);
+      if (real !== abs) {
+        // Moved within the mount is a change the next round sees; anywhere else, a link led there.
+        if (real.startsWith(`${this.root}/`)) throw Object.assign(new Error(`${abs} moved`), { code: "ENOENT" });
+        throw new AfsError(
+          "PERMISSION_DENIED",
+          `refusing to read ${path}: it leads outside the mount (a symlink on the way); nothing outside the mount is uploaded`,
+          { path },
+        );
+      }
+      return await fn(pinned, fstatSync(fd).ino);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /**

@@ -390,13 +390,16 @@ class Round {
       // A small file's bytes as hashed; a large one stored as read now: changed since its hash was
       // taken, it uploads its newer bytes (and keeps the older stat, so the next round reads it
       // again and finds nothing new).
-      const abs = local.abs(path);
       let stored: { hash: string; size: number };
       try {
-        const small = l.data ?? (l.size <= SMALL_FILE ? readFileSync(abs) : null);
-        stored = small
-          ? { hash: await afs.mounts.storeBytes(small, (l.data && l.sha256) || undefined), size: small.length }
-          : await afs.mounts.storeFile(abs);
+        stored = l.data
+          ? { hash: await afs.mounts.storeBytes(l.data, l.sha256 ?? undefined), size: l.data.length }
+          : await local.withFile(path, async (file) => {
+              const small = l.size <= SMALL_FILE ? readFileSync(file) : null;
+              return small
+                ? { hash: await afs.mounts.storeBytes(small), size: small.length }
+                : afs.mounts.storeFile(file);
+            });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code !== "ENOENT" && code !== "ENOTDIR") throw e;

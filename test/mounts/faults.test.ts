@@ -2,6 +2,8 @@
 // removed remotely that still holds ignored files here, a first mount where one side has a
 // directory and the other a file at the same path, and a directory swapped for a symlink over and
 // over while remote writes into it arrive.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { lstat, mkdir, readdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -137,6 +139,65 @@ for (const storeName of STORE_NAMES) {
         expect(b.mount?.status()).toMatchObject({ pending: 0, conflicts: 2, lastError: null });
       });
     }
+
+    it("a directory swapped for a symlink to outside, over and over while its files change, uploads nothing from outside", async () => {
+      const w = fresh();
+      const a = await w.machine("a");
+      const canary = await tempDir("afs-canary-");
+      try {
+        const ws = w.workspace();
+        const names = Array.from({ length: 8 }, (_, i) => `f${i}.txt`);
+        await mkdir(join(a.dir, "d"), { recursive: true });
+        for (const n of names) {
+          await writeFile(join(a.dir, "d", n), `local ${n}`);
+          await writeFile(join(canary.dir, n), `TOP SECRET ${n}`);
+        }
+        await w.mount(a, { workspace: ws, debounceMs: 1 });
+        const secrets = new Set(names.map((n) => createHash("sha256").update(`TOP SECRET ${n}`).digest("hex")));
+        // Another process flips a's d/ back and forth between a real directory whose files keep
+        // changing (so each round reads them) and a link to the canary holding files of the same
+        // names, as fast as it can for two seconds: the sync's checks and reads race it.
+        const real = join(a.dir, "d");
+        const flipper = `
+          const fs = require("node:fs");
+          const [real, aside, canary] = process.argv.slice(1);
+          const until = Date.now() + 2000;
+          for (let i = 0; Date.now() < until; i++) {
+            try {
+              for (const n of ["f0.txt", "f1.txt", "f2.txt"]) fs.writeFileSync(real + "/" + n, "local " + n + " " + i);
+              fs.renameSync(real, aside);
+              fs.symlinkSync(canary, real);
+              for (const end = Date.now() + (i % 3); Date.now() < end; );
+              fs.unlinkSync(real);
+              fs.renameSync(aside, real);
+            } catch {}
+          }`;
+        await new Promise<void>((done, fail) => {
+          const child = spawn(process.execPath, ["-e", flipper, real, join(a.dir, "..", "d-aside"), canary.dir], {
+            stdio: "inherit",
+          });
+          child.on("error", fail);
+          child.on("exit", () => done());
+        });
+        expect((await lstat(real)).isDirectory()).toBe(true);
+        await settle(a, a);
+        const uploaded: string[] = [];
+        for (let after = 0; ; ) {
+          const page = await a.afs.events.list(ws, { after, limit: 1000 });
+          for (const e of page.events) if (e.newHash) uploaded.push(e.newHash);
+          if (!page.more) break;
+          after = page.next;
+        }
+        expect(uploaded.length).toBeGreaterThan(names.length);
+        expect(uploaded.filter((h) => secrets.has(h))).toEqual([]);
+        const vol = await a.afs.workspaces.volume(ws);
+        for await (const s of vol.walk("/")) {
+          if (s.kind === "file") expect((await vol.readFile(s.path)).toString(), s.path).not.toContain("TOP SECRET");
+        }
+      } finally {
+        await canary.cleanup();
+      }
+    });
 
     it("a directory swapped for a symlink to outside, over and over while remote writes land in it, writes nothing outside", async () => {
       const w = fresh();
