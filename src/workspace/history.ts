@@ -307,16 +307,19 @@ export class HistoryReader {
   /**
    * `${path}\0${hash}` → names of checkpoints holding that content there. Only checkpoints made
    * since the oldest version listed are looked in (an older one could hold the same bytes only if
-   * they were written twice; the base version, of unknown age, looks in all of them).
+   * they were written twice; the base version, of unknown age, and a checkpoint restore, which
+   * brings back content older than itself, look in all of them).
    */
   private async holders(
     workspace: string,
-    versions: readonly Pick<FileVersion, "path" | "time" | "sha256">[],
+    versions: readonly Pick<FileVersion, "path" | "time" | "sha256" | "op">[],
   ): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
     const wanted = versions.filter((v) => v.sha256 !== null);
     if (wanted.length === 0) return out;
-    const since = Math.min(...wanted.map((v) => v.time ?? Number.NEGATIVE_INFINITY));
+    const since = Math.min(
+      ...wanted.map((v) => (v.op === CHECKPOINT_RESTORE_OP ? null : v.time) ?? Number.NEGATIVE_INFINITY),
+    );
     const paths = [...new Set(wanted.map((v) => v.path))];
     const checkpoints = (await this.store.listCheckpoints(workspace)).filter((cp) => cp.createdAt >= since);
     // Oldest first, so each version lists its checkpoints in the order they were made.
@@ -416,7 +419,8 @@ export class HistoryReader {
    * What a deleted path last held: the content its newest change left there, or the content its
    * newest delete (or move away) took, whichever comes first going back (a file gone with its
    * directory has no delete of its own); else what the newest checkpoint holding it has there (a
-   * deleted directory). Null when neither exists.
+   * deleted directory). A checkpoint restore counts as a change of the path where its trees differ
+   * there. Null when neither exists.
    */
   async lastBeforeDelete(workspace: string, path: string): Promise<{ entry: Entry; label: string } | null> {
     let newest: { seq: number; hash: Hash } | null = null;

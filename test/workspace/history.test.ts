@@ -136,7 +136,8 @@ for (const storeName of STORE_NAMES) {
 
       // Paging newest first keeps the restore in its place by seq.
       const first = await afs.history.versions(ws, "/f", { limit: 1 });
-      expect(first.versions.map((v) => v.op)).toEqual(["restore"]);
+      // On a page of its own too, the restored content names the older checkpoint holding it.
+      expect(first.versions.map((v) => [v.op, v.checkpoints])).toEqual([["restore", ["one"]]]);
       const second = await afs.history.versions(ws, "/f", { limit: 1, cursor: first.next as string });
       expect(second.versions.map((v) => [v.op, v.sha256])).toEqual([["write", sha256("v2")]]);
       const third = await afs.history.versions(ws, "/f", { limit: 1, cursor: second.next as string });
@@ -188,6 +189,24 @@ for (const storeName of STORE_NAMES) {
         ["write", sha256("v1")],
       ]);
       expect(await afs.history.undelete(ws, "/f")).toMatchObject({ sha256: sha256("v1") });
+    });
+
+    it("follows a file back through a rename to a restore it went through under its old name", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/a", "v1");
+      await afs.checkpoints.create(ws, { name: "one" });
+      await write(afs, ws, "/a", "v2");
+      await afs.checkpoints.restore(ws, "one");
+      await (await afs.workspaces.volume(ws)).rename("/a", "/b", {});
+      await write(afs, ws, "/b", "v3");
+      const { versions } = await afs.history.versions(ws, "/b");
+      expect(versions.map((v) => [v.op, v.path, v.sha256])).toEqual([
+        ["write", "/b", sha256("v3")],
+        ["rename", "/b", sha256("v1")],
+        ["restore", "/a", sha256("v1")],
+        ["write", "/a", sha256("v2")],
+        ["write", "/a", sha256("v1")],
+      ]);
     });
 
     it("sees a restore another engine sharing the store made after this one read the history", async () => {
