@@ -169,6 +169,38 @@ describe("afs fs history, cat --version, diff, restore, undelete", () => {
   });
 });
 
+describe("afs fs history after afs cp restore", () => {
+  it("lists what the restore did to each file: content brought back, a file taken away", () => {
+    // A workspace of its own: the restore must not disturb the other tests' files.
+    const w = ["-w", "restoring"];
+    afs.ok(["ws", "create", "restoring"]);
+    afs.ok(["fs", "write", "/f.txt", "--content", "v1", ...w]);
+    afs.ok(["cp", "create", "one", ...w]);
+    afs.ok(["fs", "write", "/f.txt", "--content", "v2", ...w]);
+    afs.ok(["fs", "write", "/late.txt", "--content", "after the checkpoint", ...w]);
+    afs.ok(["cp", "restore", "one", ...w]);
+
+    const page = afs.json<{ versions: Version[] }>(["fs", "history", "/f.txt", ...w]);
+    expect(page.versions.map((v) => [v.op, v.actor, v.surface, v.sha256, v.checkpoints])).toEqual([
+      ["restore", "tester", "cli", sha256("v1"), ["one"]],
+      ["write", "tester", "cli", sha256("v2"), [expect.stringMatching(/^safety-/)]],
+      ["write", "tester", "cli", sha256("v1"), ["one"]],
+    ]);
+    expect(page.versions[0]?.id).toBe(sha256("v1").slice(0, 12));
+
+    const gone = afs.json<{ versions: Version[] }>(["fs", "history", "/late.txt", ...w]);
+    expect(gone.versions.map((v) => [v.op, v.id, v.sha256])).toEqual([
+      ["restore", null, null],
+      ["write", sha256("after the checkpoint").slice(0, 12), sha256("after the checkpoint")],
+    ]);
+    expect(afs.ok(["fs", "history", "/late.txt", ...w]).split("\n")[1]).toMatch(
+      /^-\s.*\srestore\s+deleted\s+-\s+\/late.txt$/,
+    );
+    expect(afs.ok(["fs", "undelete", "/late.txt", ...w])).toMatch(/^undeleted \/late.txt from version [0-9a-f]{12} /);
+    expect(afs.ok(["fs", "cat", "/late.txt", ...w])).toBe("after the checkpoint");
+  });
+});
+
 describe("afs log", () => {
   it("shows the newest changes, one line each, filtered by path, actor and time", () => {
     const all = afs.json<LogEntry[]>(["log", "-w", "demo", "--limit", "5"]);

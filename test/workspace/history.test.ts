@@ -114,6 +114,144 @@ for (const storeName of STORE_NAMES) {
       expect((await afs.history.read(ws, "/docs/final.md", sha256("v1").slice(0, 8))).data.toString()).toBe("v1");
     });
 
+    it("shows what a checkpoint restore did to a file as a version of its own", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/f", "v1");
+      await write(afs, ws, "/other", "o1");
+      await afs.checkpoints.create(ws, { name: "one" });
+      await write(afs, ws, "/f", "v2", "agent", "acp");
+      await afs.checkpoints.restore(ws, "one");
+      expect((await (await afs.workspaces.volume(ws)).readFile("/f")).toString()).toBe("v1");
+
+      const { versions, next } = await afs.history.versions(ws, "/f");
+      expect(next).toBeNull();
+      expect(versions.map((v) => [v.op, v.actor, v.surface, v.sha256, v.size, v.checkpoints])).toEqual([
+        ["restore", "ana", "cli", sha256("v1"), 2, ["one"]],
+        ["write", "agent", "acp", sha256("v2"), 2, [expect.stringMatching(/^safety-/)]],
+        ["write", "ana", "cli", sha256("v1"), 2, ["one"]],
+      ]);
+      expect(versions[0]?.seq).toBeGreaterThan(versions[1]?.seq as number);
+      // A file the restore left alone has no restore in its history.
+      expect((await afs.history.versions(ws, "/other")).versions.map((v) => v.op)).toEqual(["write"]);
+
+      // Paging newest first keeps the restore in its place by seq.
+      const first = await afs.history.versions(ws, "/f", { limit: 1 });
+      // On a page of its own too, the restored content names the older checkpoint holding it.
+      expect(first.versions.map((v) => [v.op, v.checkpoints])).toEqual([["restore", ["one"]]]);
+      const second = await afs.history.versions(ws, "/f", { limit: 1, cursor: first.next as string });
+      expect(second.versions.map((v) => [v.op, v.sha256])).toEqual([["write", sha256("v2")]]);
+      const third = await afs.history.versions(ws, "/f", { limit: 1, cursor: second.next as string });
+      expect(third.versions.map((v) => [v.op, v.sha256])).toEqual([["write", sha256("v1")]]);
+      expect(third.next).toBeNull();
+
+      // Writes after the restore come first; the restore stays between them and the old ones.
+      await write(afs, ws, "/f", "v3");
+      const after = await afs.history.versions(ws, "/f", { limit: 2 });
+      expect(after.versions.map((v) => [v.op, v.sha256])).toEqual([
+        ["write", sha256("v3")],
+        ["restore", sha256("v1")],
+      ]);
+    });
+
+    it("shows a restore that took a file away as a deletion, and undelete brings the file back", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/keep", "k");
+      await afs.checkpoints.create(ws, { name: "before" });
+      await write(afs, ws, "/late.txt", "made after the checkpoint");
+      await afs.checkpoints.restore(ws, "before");
+      const volume = await afs.workspaces.volume(ws);
+      expect(await volume.stat("/late.txt")).toBeNull();
+
+      const { versions } = await afs.history.versions(ws, "/late.txt");
+      expect(versions.map((v) => [v.op, v.id, v.sha256, v.size])).toEqual([
+        ["restore", null, null, null],
+        ["write", sha256("made after the checkpoint").slice(0, 12), sha256("made after the checkpoint"), 25],
+      ]);
+      const back = await afs.history.undelete(ws, "/late.txt");
+      expect(back).toMatchObject({ kind: "file", sha256: sha256("made after the checkpoint") });
+      expect((await volume.readFile("/late.txt")).toString()).toBe("made after the checkpoint");
+    });
+
+    it("undeletes what a restore brought back and a later restore took away", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/keep", "k");
+      await afs.checkpoints.create(ws, { name: "empty" });
+      await write(afs, ws, "/f", "v1");
+      await afs.checkpoints.create(ws, { name: "v1" });
+      await write(afs, ws, "/f", "v2");
+      await afs.checkpoints.restore(ws, "v1");
+      await afs.checkpoints.restore(ws, "empty");
+      // The newest own event of /f wrote v2, but the file last held v1, which a restore took away.
+      expect((await afs.history.versions(ws, "/f")).versions.map((v) => [v.op, v.sha256])).toEqual([
+        ["restore", null],
+        ["restore", sha256("v1")],
+        ["write", sha256("v2")],
+        ["write", sha256("v1")],
+      ]);
+      expect(await afs.history.undelete(ws, "/f")).toMatchObject({ sha256: sha256("v1") });
+    });
+
+    it("follows a file back through a rename to a restore it went through under its old name", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/a", "v1");
+      await afs.checkpoints.create(ws, { name: "one" });
+      await write(afs, ws, "/a", "v2");
+      await afs.checkpoints.restore(ws, "one");
+      await (await afs.workspaces.volume(ws)).rename("/a", "/b", {});
+      await write(afs, ws, "/b", "v3");
+      const { versions } = await afs.history.versions(ws, "/b");
+      expect(versions.map((v) => [v.op, v.path, v.sha256])).toEqual([
+        ["write", "/b", sha256("v3")],
+        ["rename", "/b", sha256("v1")],
+        ["restore", "/a", sha256("v1")],
+        ["write", "/a", sha256("v2")],
+        ["write", "/a", sha256("v1")],
+      ]);
+    });
+
+    it("sees a restore another engine sharing the store made after this one read the history", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/f", "v1");
+      await afs.checkpoints.create(ws, { name: "one" });
+      await write(afs, ws, "/f", "v2");
+      expect((await afs.history.versions(ws, "/f")).versions.map((v) => v.op)).toEqual(["write", "write"]);
+      const home = await tempDir("afs-history-other-");
+      homes.push(home.cleanup);
+      const other = await Afs.open({ home: home.dir, store: afs.storeUrl, actor: "bo", surface: "mcp" });
+      open.push(other);
+      await other.checkpoints.restore(ws, "one");
+      expect((await afs.history.versions(ws, "/f")).versions.map((v) => [v.op, v.actor, v.sha256])).toEqual([
+        ["restore", "bo", sha256("v1")],
+        ["write", "ana", sha256("v2")],
+        ["write", "ana", sha256("v1")],
+      ]);
+      // A workspace made again under the same name has none of the old one's restores.
+      await afs.workspaces.delete(ws);
+      await afs.workspaces.create(ws);
+      for (const text of ["a", "b", "c", "d", "e", "f"]) await write(afs, ws, "/f", text);
+      expect((await afs.history.versions(ws, "/f")).versions.map((v) => v.op)).not.toContain("restore");
+    });
+
+    it("lists the rest of the history when gc took a tree a restore went from", async () => {
+      const { afs, ws } = await engine();
+      await write(afs, ws, "/f", "v1");
+      await afs.checkpoints.create(ws, { name: "one" });
+      await write(afs, ws, "/f", "v2");
+      await afs.checkpoints.create(ws, { name: "two" });
+      await afs.checkpoints.restore(ws, "one");
+      await afs.checkpoints.delete(ws, "two");
+      await afs.maintenance.gc({ graceMs: 0 });
+      // A fresh engine: nothing read before the gc is cached.
+      const home = await tempDir("afs-history-fresh-");
+      homes.push(home.cleanup);
+      const fresh = await Afs.open({ home: home.dir, store: afs.storeUrl });
+      open.push(fresh);
+      expect((await fresh.history.versions(ws, "/f")).versions.map((v) => [v.op, v.sha256])).toEqual([
+        ["write", sha256("v2")],
+        ["write", sha256("v1")],
+      ]);
+    });
+
     it("reads and diffs versions by id or checkpoint, to another version or the live file", async () => {
       const { afs, ws } = await engine();
       await write(afs, ws, "/a.txt", "line 1\nline 2\n");

@@ -6,6 +6,7 @@ import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { normalizePath } from "../../core/paths.js";
 import { decodeText } from "../../core/text.js";
+import type { WorkspaceRecord } from "../../store/store.js";
 import { type FileVersion, HistoryReader, shortId, type VersionPage } from "../history.js";
 import { changePolicy, type PolicyChange, readPolicy, type VersioningPolicy } from "../versioning.js";
 import { WorkspaceVolume } from "../workspace-volume.js";
@@ -79,8 +80,8 @@ export class History {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VERSIONS_PAGE) {
       throw new AfsError("INVALID_ARGUMENT", `limit must be an integer from 1 to ${MAX_VERSIONS_PAGE}, not ${limit}`);
     }
-    await requireWorkspace(this.engine, workspace);
-    const page: { limit: number; cursor?: string } = { limit };
+    const record = await requireWorkspace(this.engine, workspace);
+    const page: { limit: number; cursor?: string; record: WorkspaceRecord } = { limit, record };
     if (options.cursor !== undefined) page.cursor = options.cursor;
     return this.#reader.versions(workspace, normalizePath(path), page);
   }
