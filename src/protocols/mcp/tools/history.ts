@@ -95,7 +95,7 @@ export const historyTools: readonly Tool[] = [
     title: "A file's versions",
     family: "file-read",
     description:
-      "List a file's versions newest first: each version's id, time, actor, surface (mcp, acp, cli, …), operation, size, sha256 and the checkpoints holding it; renames are followed back. Pass next_cursor as cursor for older versions.",
+      "List a file's versions newest first: each version's id, time, actor, surface (mcp, acp, cli, …), operation (write, replace, rename, delete, sync, restore for a checkpoint restore, …), size, sha256 and the checkpoints holding it; renames are followed back. Pass next_cursor as cursor for older versions.",
     input: z.strictObject({
       workspace: workspaceArg,
       path: pathArg,
