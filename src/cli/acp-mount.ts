@@ -3,7 +3,7 @@
 // mount` already keeps it in step, through that process's flushes. Every turn starts and ends
 // with a flush and, when the live state changed, a checkpoint.
 import { realpath } from "node:fs/promises";
-import { AfsError, isAfsError, toAfsError } from "../core/errors.js";
+import { AfsError, isAfsError } from "../core/errors.js";
 import { mountProcessAlive } from "../mounts/live.js";
 import { Mount, mountId } from "../mounts/mount.js";
 import { MountedVolume } from "../mounts/mounted-volume.js";
@@ -12,9 +12,7 @@ import type { Volume } from "../volume/volume.js";
 import type { Afs } from "../workspace/afs.js";
 import type { CheckpointInfo } from "../workspace/info.js";
 import { checkName, workspaceNameFor } from "../workspace/names.js";
-import { claim, FLUSH_SIGNAL, flushMountProcess } from "./mount-process.js";
-
-const ignoreRequest = (): void => {};
+import { answerFlushRequests, claim, flushMountProcess } from "./mount-process.js";
 
 export interface SessionMountOptions {
   /** Default: the workspace the directory is mounted on, else one named after the directory. */
@@ -81,10 +79,8 @@ export class SessionMount {
     }
     // Like a background mount process, this one answers flush requests (`afs run` on DIR, another
     // `afs acp` on it): without a handler, the signal would end the session.
-    const log = options.log ?? (() => {});
-    const onFlushRequest = (): void =>
-      void mount.flush().catch((e: unknown) => log(`afs: a requested flush failed: ${toAfsError(e).message}`));
-    process.on(FLUSH_SIGNAL, onFlushRequest);
+    const flushes = answerFlushRequests(options.log ?? (() => {}));
+    flushes.serve(mount);
     return new SessionMount(
       afs,
       workspace,
@@ -94,10 +90,7 @@ export class SessionMount {
         await mount.flush();
       },
       async () => {
-        // A request that comes after the mount stopped is ignored rather than ending the process (the
-        // asker then learns from the process's exit that nothing was flushed).
-        process.off(FLUSH_SIGNAL, onFlushRequest);
-        if (!process.listeners(FLUSH_SIGNAL).includes(ignoreRequest)) process.on(FLUSH_SIGNAL, ignoreRequest);
+        flushes.stop();
         await release();
       },
     );

@@ -154,6 +154,39 @@ export async function flushMountProcess(afs: Afs, record: MountRecord, pid: numb
   }
 }
 
+/** Stands in once a process stops serving flush requests: a late one is ignored, not the signal's default. */
+const ignoreFlushRequest = (): void => {};
+
+/**
+ * Makes this process answer flush requests (FLUSH_SIGNAL, from flushMountProcess) for the mount it
+ * runs. Installed before the mount starts, since the signal's default would end the process: a
+ * request that comes earlier is answered once `serve` hands the mount over. After `stop`, requests
+ * are ignored (the asker learns from the process's exit, or the mount's report, that none was made).
+ */
+export function answerFlushRequests(log: (line: string) => void): { serve(mount: Mount): void; stop(): void } {
+  let mount: Mount | undefined;
+  let wanted = false;
+  const flush = (m: Mount): void =>
+    void m
+      .flush()
+      .catch((e: unknown) => log(`${new Date().toISOString()} a requested flush failed: ${toAfsError(e).message}`));
+  const onRequest = (): void => {
+    if (mount) flush(mount);
+    else wanted = true;
+  };
+  process.on(FLUSH_SIGNAL, onRequest);
+  return {
+    serve(m) {
+      mount = m;
+      if (wanted) flush(m);
+    },
+    stop() {
+      process.off(FLUSH_SIGNAL, onRequest);
+      if (!process.listeners(FLUSH_SIGNAL).includes(ignoreFlushRequest)) process.on(FLUSH_SIGNAL, ignoreFlushRequest);
+    },
+  };
+}
+
 const lockFile = (home: string, id: string): string => join(mountsDir(home), `${id}.lock`);
 
 /** One process per directory: the lock file names the process; one left by a process now gone is taken over. */
@@ -193,15 +226,8 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
   process.once("SIGTERM", () => requestStop());
   process.once("SIGINT", () => requestStop());
   process.on("SIGHUP", () => {});
-  // Set before the mount starts, so an early request is not the signal's default (ending the process).
-  let mount: Mount | undefined;
-  let flushWanted = false;
-  const flushNow = (m: Mount): void =>
-    void m.flush().catch((e: unknown) => log(`${new Date().toISOString()} flush failed: ${toAfsError(e).message}`));
-  process.on(FLUSH_SIGNAL, () => {
-    if (mount) flushNow(mount);
-    else flushWanted = true;
-  });
+  const flushes = answerFlushRequests(log);
+  let mount: Mount;
   const report = (m: StartReport): void => {
     // Nobody to tell when started by hand, or when `afs mount` has gone (Ctrl-C).
     if (!process.send || !process.connected) return;
@@ -237,7 +263,7 @@ export async function runMount(afs: Afs, options: MountOptions, log: (line: stri
   }
   log(`${new Date().toISOString()} mounted ${options.workspace} on ${options.dir} (pid ${process.pid}): in step`);
   report({ ok: true, status: { ...mount.status(), pid: process.pid } });
-  if (flushWanted) flushNow(mount);
+  flushes.serve(mount);
   // The watcher and the event follower do not hold the event loop open: this process lives until told to stop.
   const keepAlive = setInterval(() => {}, 2 ** 30);
   await stopRequested;

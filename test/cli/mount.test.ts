@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, gone, until } from "./mount-processes.js";
+import { alive, gone, killAll, until } from "./mount-processes.js";
 import { type Cli, cli, ensureBuilt } from "./run.js";
 
 interface Listing {
@@ -58,11 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {}
-  }
+  killAll(pids);
   await afs.cleanup();
 });
 

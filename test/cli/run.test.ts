@@ -5,7 +5,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, gone, until } from "./mount-processes.js";
+import { alive, gone, killAll, until } from "./mount-processes.js";
 import { type Cli, cli, ensureBuilt, MAIN, type Run } from "./run.js";
 
 interface Listing {
@@ -120,11 +120,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {}
-  }
+  killAll(pids);
   await afs.cleanup();
 });
 
