@@ -11,12 +11,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { WorkspaceBinding } from "../../access/binding.js";
-import { checkWriteArgs, type Limits } from "../../access/limits.js";
-import { checkAllowed, type Profile } from "../../access/profiles.js";
+import type { Limits } from "../../access/limits.js";
+import type { Profile } from "../../access/profiles.js";
 import { type Afs, VERSION } from "../../workspace/afs.js";
 import { errorResult, nextStepsFor } from "./errors.js";
 import { inputJsonSchema, outputJsonSchema } from "./json-schema.js";
-import type { Tool, ToolContext, TransportKind } from "./tool.js";
+import { invokeTool, type Tool, type ToolContext, type TransportKind } from "./tool.js";
 import { allowedFor, offeredBy } from "./tools.js";
 
 export interface McpSessionOptions extends WorkspaceBinding {
@@ -73,9 +73,7 @@ export function createMcpServer(options: McpSessionOptions): Server {
     // An unknown name is a protocol error (the spec's -32602); a known but withheld tool is a refusal.
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
-      checkAllowed(options.profile, tool);
-      checkWriteArgs(options.limits, request.params.arguments, "file_write, then file_insert with line -1");
-      const { structured, text } = await tool.call(ctx, request.params.arguments);
+      const { structured, text } = await invokeTool(ctx, tool, request.params.arguments);
       return { content: [{ type: "text", text }], structuredContent: structured };
     } catch (e) {
       return errorResult(e, steps, options.afs.settings.debug);
