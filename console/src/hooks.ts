@@ -19,7 +19,7 @@ export function useCall<T>(tool: string | null, args: Record<string, unknown> = 
   });
   const [round, setRound] = useState(0);
   const reload = useCallback(() => setRound((n) => n + 1), []);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `dep` stands for tool and args
+  // `dep` stands for tool and args: they are read inside, the effect reruns when `dep` changes.
   useEffect(() => {
     if (tool === null) return;
     let live = true;
