@@ -29,3 +29,31 @@ export interface EventRecord extends EventInput {
 export interface EventFollower {
   close(): void;
 }
+
+/**
+ * What a change did to its path, for filtering a log by result. The log holds only changes that
+ * happened (a refused or failed call appends nothing), so this is the effect, not success/failure:
+ * created, modified, deleted, renamed (both halves of a move), checkpoint, restored, or conflict (a
+ * mount uploading a conflict copy).
+ */
+export const OUTCOMES = ["created", "modified", "deleted", "renamed", "checkpoint", "restored", "conflict"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export function outcomeOf(e: Pick<EventInput, "op" | "oldHash" | "newHash">): Outcome {
+  switch (e.op) {
+    case "checkpoint":
+      return "checkpoint";
+    case "restore":
+      return "restored";
+    case "conflict":
+      return "conflict";
+    case "rename":
+      return "renamed";
+    case "delete":
+      return "deleted";
+    case "mkdir":
+      return "created";
+  }
+  if (e.newHash === null) return "deleted";
+  return e.oldHash === null ? "created" : "modified";
+}

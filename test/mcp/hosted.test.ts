@@ -175,7 +175,7 @@ describe("messages name MCP tools, not CLI commands", () => {
       'checkpoint "nope" does not exist in workspace base; call checkpoint_list to see the checkpoints',
     );
     const token = await admin.fail("mcp_token_revoke", { token_id: "ffffffffffffffff" });
-    expect(token.message).toBe("token ffffffffffffffff does not exist");
+    expect(token.message).toBe("token ffffffffffffffff does not exist; call mcp_token_list to see the tokens");
     for (const e of [ghost, cp, token]) expect(`${e.message} ${e.text}`).not.toMatch(/\bafs (ws|cp|token)\b/);
 
     // A raw JSON-RPC client sees the same.

@@ -189,7 +189,14 @@ describe("a control-plane token", () => {
     const { secret } = issue(h, ["--control-plane", "--profile", "admin-rw"]);
     const s = await connectHttp(server.url, secret);
     const names = s.tools.map((t) => t.name);
-    for (const name of ["workspace_get", "workspace_delete", "mcp_token_issue", "mcp_token_revoke", "workspace_fork"]) {
+    for (const name of [
+      "workspace_get",
+      "workspace_delete",
+      "mcp_token_issue",
+      "mcp_token_list",
+      "mcp_token_revoke",
+      "workspace_fork",
+    ]) {
       expect(names).toContain(name);
     }
     expect(names).not.toContain("afs_status");
@@ -201,6 +208,17 @@ describe("a control-plane token", () => {
       name: "minted",
     });
     expect(minted.profile).toBe("workspace-ro");
+    type Listed = { tokens: { token_id: string; status: string; name: string; workspace: string | null }[] };
+    const listed = await s.ok<Listed>("mcp_token_list", { workspace: "other" });
+    expect(listed.tokens.find((t) => t.token_id === minted.token_id)).toMatchObject({
+      name: "minted",
+      workspace: "other",
+      status: "active",
+    });
+    // A listing never carries a secret, nor its hash.
+    const all = await s.call("mcp_token_list", {});
+    expect(JSON.stringify(all)).not.toContain(minted.token.slice(22));
+    expect(JSON.stringify(all)).not.toMatch(/[0-9a-f]{64}/);
     const agent = await connectHttp(server.url, minted.token);
     expect((await agent.ok("file_read", { path: "/readme.md" })).content).toBe("# other\n");
     expect(await s.ok("mcp_token_revoke", { token_id: minted.token_id })).toEqual({
@@ -208,7 +226,13 @@ describe("a control-plane token", () => {
       revoked: true,
     });
     await expect(agent.call("file_read", { path: "/readme.md" })).rejects.toThrow();
-    expect((await s.fail("mcp_token_revoke", { token_id: "ffffffffffffffff" })).code).toBe("NOT_FOUND");
+    const after = await s.ok<Listed>("mcp_token_list", { workspace: "other" });
+    expect(after.tokens.find((t) => t.token_id === minted.token_id)?.status).toBe("revoked");
+    const active = await s.ok<Listed>("mcp_token_list", { active_only: true });
+    expect(active.tokens.map((t) => t.token_id)).not.toContain(minted.token_id);
+    const missing = await s.fail("mcp_token_revoke", { token_id: "ffffffffffffffff" });
+    expect(missing.code).toBe("NOT_FOUND");
+    expect(missing.message).toContain("call mcp_token_list");
 
     await s.ok("workspace_create", { workspace: "doomed" });
     expect(await s.ok("workspace_delete", { workspace: "doomed" })).toEqual({ workspace: "doomed", deleted: true });
@@ -224,6 +248,7 @@ describe("a control-plane token", () => {
     expect(names).toContain("checkpoint_list");
     expect(names).not.toContain("workspace_delete");
     expect(names).not.toContain("mcp_token_issue");
+    expect(names).not.toContain("mcp_token_list");
     expect((await s.ok("file_read", { workspace: "demo", path: "/readme.md" })).content).toBe("# demo\n");
     const del = await post(server.url, toolCall("workspace_delete", { workspace: "other" }), {
       Authorization: `Bearer ${secret}`,

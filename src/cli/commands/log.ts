@@ -48,11 +48,7 @@ export async function recentChanges(
   filter: EventFilter,
   limit: number,
 ): Promise<EventRecord[]> {
-  const recent = await Promise.all(names.map((ws) => afs.events.recent(ws, { ...filter, limit })));
-  return recent
-    .flat()
-    .sort((a, b) => a.time - b.time || a.seq - b.seq)
-    .slice(-limit);
+  return afs.events.recentAcross(names, { ...filter, limit });
 }
 
 /** Events as `afs log` shows them: ISO times and the content sizes before and after. */

@@ -1,10 +1,13 @@
 // GET /api/events?workspace=NAME&after=SEQ: a workspace's events as server-sent events, from the
 // store's follower, so a change made by any process or machine sharing the store shows within a
 // second. `after` (or the browser's Last-Event-ID on reconnect) resumes without a gap.
+// GET /api/events without workspace (a session not pinned to one): every workspace's events, new
+// workspaces picked up as they appear; a pinned token's session gets its own workspace's.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { leavesPin } from "../../access/binding.js";
 import { checkAllowed } from "../../access/profiles.js";
 import { AfsError } from "../../core/errors.js";
+import { type EventRecord, outcomeOf } from "../../core/event.js";
 import type { Afs } from "../../workspace/afs.js";
 import type { Session } from "../mcp/http/auth.js";
 import { offeredBy } from "../mcp/tools.js";
@@ -16,41 +19,97 @@ const ACTIVITY = offeredBy("http").find((t) => t.name === "workspace_activity");
 
 /** Comment lines keep proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
+/** How often a stream of every workspace looks for workspaces created (or deleted) since it started. */
+const NEW_WORKSPACES_MS = 1000;
+
+/** One event as the stream sends it: the record with what it did (as workspace_activity says). */
+const changeData = (e: EventRecord): string => JSON.stringify({ ...e, outcome: outcomeOf(e) });
 
 export async function streamEvents(afs: Afs, session: Session, url: URL, req: IncomingMessage, res: ServerResponse) {
-  let follower: { close(): void } | null = null;
+  const followers = new Map<string, { close(): void }>();
+  let timers: NodeJS.Timeout[] = [];
   try {
     if (ACTIVITY) checkAllowed(session.profile, ACTIVITY);
-    const workspace = url.searchParams.get("workspace") ?? session.workspace;
-    if (workspace === null) throw new AfsError("INVALID_ARGUMENT", "name the workspace: /api/events?workspace=NAME");
-    if (leavesPin(session, workspace)) {
-      throw new AfsError("PERMISSION_DENIED", `this token is for workspace ${session.workspace}, not ${workspace}`);
+    const named = url.searchParams.get("workspace") ?? (session.pinned ? session.workspace : null);
+    if (named === null) {
+      if (url.searchParams.has("after")) {
+        throw new AfsError("INVALID_ARGUMENT", "after needs a workspace: /api/events?workspace=NAME&after=SEQ");
+      }
+      // Every workspace: where each log stands now, then whatever is appended to any of them.
+      const positions: Record<string, number> = {};
+      for (const w of await afs.workspaces.list()) positions[w.name] = w.revision;
+      open(res);
+      // No `id:` lines: one number cannot resume many logs. A reconnecting page gets a fresh ready
+      // and reads the history up to it again, as it did first.
+      res.write(`event: ready\ndata: ${JSON.stringify({ workspace: null, after: positions })}\n\n`);
+      const follow = (workspace: string, after: number) => {
+        followers.set(
+          workspace,
+          afs.events.follow(workspace, after, (events) => {
+            for (const e of events) res.write(`event: change\ndata: ${changeData(e)}\n\n`);
+          }),
+        );
+      };
+      for (const [workspace, after] of Object.entries(positions)) follow(workspace, after);
+      let looking = false;
+      const look = async () => {
+        if (looking) return;
+        looking = true;
+        try {
+          const names = new Set((await afs.workspaces.list()).map((w) => w.name));
+          // A workspace created since is followed from its first event.
+          for (const name of names) if (!followers.has(name)) follow(name, 0);
+          for (const [name, follower] of followers) {
+            if (names.has(name)) continue;
+            follower.close();
+            followers.delete(name);
+          }
+        } catch {
+          // The next look tries again.
+        } finally {
+          looking = false;
+        }
+      };
+      timers.push(setInterval(() => void look(), NEW_WORKSPACES_MS));
+    } else {
+      const workspace = named;
+      if (leavesPin(session, workspace)) {
+        throw new AfsError("PERMISSION_DENIED", `this token is for workspace ${session.workspace}, not ${workspace}`);
+      }
+      const info = await afs.workspaces.get(workspace);
+      const resume = req.headers["last-event-id"] ?? url.searchParams.get("after");
+      const after = resume === null || resume === undefined ? info.revision : Number(resume);
+      if (!Number.isInteger(after) || after < 0) {
+        throw new AfsError("INVALID_ARGUMENT", `after must be a sequence number (an integer from 0), not ${resume}`);
+      }
+      open(res);
+      // The position the stream starts from, so the page can fetch the history before it.
+      res.write(`event: ready\ndata: ${JSON.stringify({ workspace, after })}\n\n`);
+      followers.set(
+        workspace,
+        afs.events.follow(workspace, after, (events) => {
+          for (const e of events) res.write(`id: ${e.seq}\nevent: change\ndata: ${changeData(e)}\n\n`);
+        }),
+      );
     }
-    const info = await afs.workspaces.get(workspace);
-    const resume = req.headers["last-event-id"] ?? url.searchParams.get("after");
-    const after = resume === null || resume === undefined ? info.revision : Number(resume);
-    if (!Number.isInteger(after) || after < 0) {
-      throw new AfsError("INVALID_ARGUMENT", `after must be a sequence number (an integer from 0), not ${resume}`);
-    }
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-store",
-      Connection: "keep-alive",
-      "X-Accel-Buffering": "no",
-    });
-    // The position the stream starts from, so the page can fetch the history before it.
-    res.write(`event: ready\ndata: ${JSON.stringify({ workspace, after })}\n\n`);
-    follower = afs.events.follow(workspace, after, (events) => {
-      for (const e of events) res.write(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
-    });
-    const keepalive = setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS);
-    await new Promise<void>((resolve) => res.once("close", () => resolve()));
-    clearInterval(keepalive);
+    timers.push(setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS));
+    await new Promise<void>((resolve) => (res.closed ? resolve() : res.once("close", () => resolve())));
   } catch (e) {
     if (!res.headersSent) sendError(res, e, afs.settings.debug);
     else res.end();
   } finally {
-    follower?.close();
+    for (const t of timers) clearInterval(t);
+    timers = [];
+    for (const f of followers.values()) f.close();
   }
+}
+
+function open(res: ServerResponse): void {
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-store",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+  });
 }

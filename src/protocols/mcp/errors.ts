@@ -12,8 +12,7 @@ export const MCP_NEXT_STEPS: Readonly<Record<NextStep, { tool: string; text: str
   "list-workspaces": { tool: "workspace_list", text: "call workspace_list to see the workspaces" },
   "list-checkpoints": { tool: "checkpoint_list", text: "call checkpoint_list to see the checkpoints" },
   "list-templates": { tool: "workspace_list", text: "call workspace_list to see the templates and their slugs" },
-  // No MCP tool lists tokens; the message alone says what was wrong.
-  "list-tokens": null,
+  "list-tokens": { tool: "mcp_token_list", text: "call mcp_token_list to see the tokens" },
 };
 
 /** The next steps a session can take, in its tools' words. */

@@ -2,7 +2,7 @@
 // the console, MCP resource notifications): a page at a time with a cursor, or followed from a
 // sequence number as writes land through any process or machine sharing the store.
 import { AfsError } from "../../core/errors.js";
-import type { EventFollower, EventRecord } from "../../core/event.js";
+import { type EventFollower, type EventRecord, type Outcome, outcomeOf } from "../../core/event.js";
 import { isWithin, normalizePath } from "../../core/paths.js";
 import { type Engine, requireWorkspace } from "./engine.js";
 
@@ -25,6 +25,10 @@ export interface EventFilter {
   /** This path or anything below it (a directory's subtree). */
   path?: string;
   actor?: string;
+  /** Which way the change came: "mcp", "cli", "mount", … */
+  surface?: string;
+  /** What the change did (outcomeOf): "created", "deleted", … */
+  outcome?: Outcome;
   /** Any of these operations ("write", "replace", "checkpoint", …). */
   ops?: readonly string[];
   /** At or after this time (ms since the epoch). */
@@ -56,6 +60,8 @@ function matcher(filter: EventFilter): ((e: EventRecord) => boolean) | null {
     tests.push((e) => isWithin(e.path, path));
   }
   if (filter.actor !== undefined) tests.push((e) => e.actor === filter.actor);
+  if (filter.surface !== undefined) tests.push((e) => e.surface === filter.surface);
+  if (filter.outcome !== undefined) tests.push((e) => outcomeOf(e) === filter.outcome);
   if (filter.ops !== undefined) {
     const ops = new Set(filter.ops);
     tests.push((e) => ops.has(e.op));
@@ -127,6 +133,22 @@ export class Events {
       high = low;
     }
     return kept.reverse();
+  }
+
+  /**
+   * The newest `limit` events passing `filter` across these workspaces, in time order: one log of
+   * many (`afs log` without -w, the console's /activity).
+   */
+  async recentAcross(
+    workspaces: readonly string[],
+    options: { limit?: number } & EventFilter = {},
+  ): Promise<EventRecord[]> {
+    const limit = options.limit ?? DEFAULT_RECENT;
+    const recent = await Promise.all(workspaces.map((ws) => this.recent(ws, { ...options, limit })));
+    return recent
+      .flat()
+      .sort((a, b) => a.time - b.time || a.seq - b.seq)
+      .slice(-limit);
   }
 
   private async hasAfter(workspace: string, seq: number): Promise<boolean> {

@@ -3,8 +3,9 @@
 // log with a cursor; and its versioning policy. All of them over afs.history and afs.events.
 import { z } from "zod";
 import { AfsError } from "../../../core/errors.js";
+import { OUTCOMES, outcomeOf } from "../../../core/event.js";
 import { decodeText } from "../../../core/text.js";
-import type { EventRecord, FileVersion, RestoreResult, VersioningPolicy } from "../../../workspace/afs.js";
+import type { EventFilter, EventRecord, FileVersion, RestoreResult, VersioningPolicy } from "../../../workspace/afs.js";
 import { defineTool, EDIT, READ, type Tool, workspaceArg, workspaceFor } from "../tool.js";
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -54,23 +55,27 @@ const restored = z.object({
 const restoredItem = (workspace: string, r: RestoreResult): z.output<typeof restored> => ({ workspace, ...r });
 
 const activityEvent = z.object({
+  workspace: z.string(),
   seq: z.number(),
   time: z.string(),
   op: z.string(),
   path: z.string(),
   actor: z.string(),
   surface: z.string(),
+  outcome: z.enum(OUTCOMES).describe("What the change did to the path (the log holds only changes that happened)."),
   old_sha256: z.string().nullable(),
   new_sha256: z.string().nullable(),
 });
 
 const activityItem = (e: EventRecord): z.output<typeof activityEvent> => ({
+  workspace: e.workspace,
   seq: e.seq,
   time: new Date(e.time).toISOString(),
   op: e.op,
   path: e.path,
   actor: e.actor,
   surface: e.surface,
+  outcome: outcomeOf(e),
   old_sha256: e.oldHash,
   new_sha256: e.newHash,
 });
@@ -229,27 +234,34 @@ export const historyTools: readonly Tool[] = [
     title: "Workspace activity",
     family: "file-read",
     description:
-      "The workspace's activity log: who changed what, through which surface, checkpoints and restores included. Without cursor, the newest changes; pass next_cursor later to get only what happened since.",
+      "The workspace's activity log: who changed what, through which surface, checkpoints and restores included. Without cursor, the newest changes; pass next_cursor later to get only what happened since. every_workspace: the newest changes of every workspace the session may see, merged in time order.",
     input: z.strictObject({
       workspace: workspaceArg,
+      every_workspace: z
+        .boolean()
+        .optional()
+        .describe("The newest changes across every workspace this session may see (no cursor; workspace not given)."),
       path: z.string().optional().describe("Only this path and what is below it."),
       actor: z.string().optional().describe("Only changes by this actor."),
+      surface: z.string().optional().describe("Only changes through this surface (mcp, cli, mount, acp, broker, …)."),
+      outcome: z.enum(OUTCOMES).optional().describe("Only changes with this outcome."),
       since: z.string().optional().describe("Only changes at or after this ISO time."),
       limit: z.number().int().min(1).max(1000).optional().describe("At most this many changes (default 50)."),
       cursor: z.string().optional().describe("next_cursor from a previous call: changes after it, oldest first."),
     }),
     output: z.object({
-      workspace: z.string(),
+      workspace: z.string().nullable().describe("Null with every_workspace."),
       events: z.array(activityEvent),
-      next_cursor: z.string(),
+      next_cursor: z.string().describe("Empty with every_workspace, which has no cursor."),
       more: z.boolean().describe("Whether changes after next_cursor were already there (call again)."),
     }),
     annotations: READ,
     async run(ctx, args) {
-      const workspace = await workspaceFor(ctx, args.workspace);
-      const filter: { path?: string; actor?: string; since?: number } = {};
+      const filter: EventFilter = {};
       if (args.path !== undefined) filter.path = args.path;
       if (args.actor !== undefined) filter.actor = args.actor;
+      if (args.surface !== undefined) filter.surface = args.surface;
+      if (args.outcome !== undefined) filter.outcome = args.outcome;
       if (args.since !== undefined) {
         const since = Date.parse(args.since);
         if (Number.isNaN(since)) {
@@ -261,6 +273,20 @@ export const historyTools: readonly Tool[] = [
         filter.since = since;
       }
       const limit = Math.min(args.limit ?? 50, ctx.limits.maxResults);
+      if (args.every_workspace) {
+        if (args.workspace !== undefined || args.cursor !== undefined) {
+          throw new AfsError(
+            "INVALID_ARGUMENT",
+            "every_workspace takes neither workspace nor cursor; to page one workspace's log, name it and pass its next_cursor",
+          );
+        }
+        // A pinned session sees its own workspace only, as every other call of it does.
+        const names =
+          ctx.pinned && ctx.workspace !== null ? [ctx.workspace] : (await ctx.afs.workspaces.list()).map((w) => w.name);
+        const events = await ctx.afs.events.recentAcross(names, { ...filter, limit });
+        return { workspace: null, events: events.map(activityItem), next_cursor: "", more: false };
+      }
+      const workspace = await workspaceFor(ctx, args.workspace);
       if (args.cursor === undefined) {
         const events = await ctx.afs.events.recent(workspace, { ...filter, limit });
         const { revision } = await ctx.afs.workspaces.get(workspace);
@@ -279,7 +305,12 @@ export const historyTools: readonly Tool[] = [
     text: (r) =>
       r.events.length === 0
         ? "no changes"
-        : r.events.map((e) => `${e.time}  ${e.actor}/${e.surface}  ${e.op}  ${e.path}`).join("\n"),
+        : r.events
+            .map(
+              (e) =>
+                `${e.time}  ${r.workspace === null ? `${e.workspace}  ` : ""}${e.actor}/${e.surface}  ${e.op}  ${e.path}`,
+            )
+            .join("\n"),
   }),
 
   defineTool({

@@ -1,7 +1,8 @@
-// Token tools of the HTTP control plane: mint a workspace-scoped token for another agent, revoke one.
+// Token tools of the HTTP control plane: mint a workspace-scoped token for another agent, list
+// them (never their secrets), revoke one.
 import { z } from "zod";
-import { issueToken, revokeToken } from "../../../access/tokens.js";
-import { ADDITIVE, defineTool, type Tool } from "../tool.js";
+import { issueToken, revokeToken, tokenInfo } from "../../../access/tokens.js";
+import { ADDITIVE, defineTool, READ, type Tool } from "../tool.js";
 
 export const tokenTools: readonly Tool[] = [
   defineTool({
@@ -48,6 +49,50 @@ export const tokenTools: readonly Tool[] = [
     },
     text: (r) =>
       `issued token ${r.token_id} (${r.profile} on workspace ${r.workspace}${r.expires_at ? `, expires ${r.expires_at}` : ""}): ${r.token}`,
+  }),
+
+  defineTool({
+    name: "mcp_token_list",
+    title: "List tokens",
+    family: "token",
+    description:
+      "List the bearer tokens of this endpoint: id, name, scope, workspace, profile, times and status (active, expired, revoked), newest first. Secrets are never shown; a lost one is replaced by issuing a new token and revoking the old.",
+    input: z.strictObject({
+      workspace: z.string().min(1).optional().describe("Only the tokens pinned to this workspace."),
+      active_only: z.boolean().optional().describe("Leave out expired and revoked tokens."),
+    }),
+    output: z.object({
+      tokens: z.array(
+        z.object({
+          token_id: z.string(),
+          name: z.string(),
+          scope: z.enum(["workspace", "control-plane"]),
+          workspace: z.string().nullable(),
+          profile: z.string(),
+          created_at: z.string(),
+          expires_at: z.string().nullable(),
+          revoked_at: z.string().nullable(),
+          status: z.enum(["active", "expired", "revoked"]),
+        }),
+      ),
+    }),
+    annotations: READ,
+    transports: ["http"],
+    async run(ctx, args) {
+      const now = Date.now();
+      const tokens = (await ctx.afs.tokens.list())
+        .filter((t) => args.workspace === undefined || t.workspace === args.workspace)
+        .sort((a, b) => b.createdAt - a.createdAt)
+        .map((t) => tokenInfo(t, now))
+        .filter((t) => !args.active_only || t.status === "active");
+      return { tokens };
+    },
+    text: (r) =>
+      r.tokens.length === 0
+        ? "no tokens"
+        : r.tokens
+            .map((t) => `${t.token_id}  ${t.status}  ${t.profile}  ${t.workspace ?? "(control plane)"}  ${t.name}`)
+            .join("\n"),
   }),
 
   defineTool({
