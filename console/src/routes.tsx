@@ -1,7 +1,10 @@
 // Every page and the path that names it. A page module owns one path pattern; the shell renders
 // whatever this table says for the current address.
 import type { JSX } from "preact";
+import { Activity } from "./pages/activity.js";
 import { NotFound } from "./pages/not-found.js";
+import { Search } from "./pages/search.js";
+import { Tokens } from "./pages/tokens.js";
 import { Workspaces } from "./pages/workspaces.js";
 import type { Location } from "./router.js";
 
@@ -12,7 +15,22 @@ export interface Route {
 
 type Matcher = (parts: string[], location: Location) => Route | null;
 
-const ROUTES: Matcher[] = [(parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null)];
+const ROUTES: Matcher[] = [
+  (parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null),
+  (p, l) =>
+    p.length === 1 && p[0] === "activity"
+      ? { title: "Activity", view: <Activity workspace={null} location={l} /> }
+      : null,
+  (p, l) =>
+    p.length === 3 && p[0] === "ws" && p[2] === "activity"
+      ? { title: `Activity · ${p[1]}`, view: <Activity key={p[1]} workspace={p[1] as string} location={l} /> }
+      : null,
+  (p, l) =>
+    p.length === 3 && p[0] === "ws" && p[2] === "search"
+      ? { title: `Search · ${p[1]}`, view: <Search key={p[1]} workspace={p[1] as string} location={l} /> }
+      : null,
+  (p) => (p.length === 1 && p[0] === "tokens" ? { title: "Tokens", view: <Tokens /> } : null),
+];
 
 export function routeOf(location: Location): Route {
   const parts = location.path
