@@ -171,6 +171,7 @@ export function Activity(props: { workspace: string | null; location: Location }
           Outcome{" "}
           <select
             name="outcome"
+            aria-label="Outcome"
             value={filters.outcome ?? ""}
             key={`outcome${filterKey}`}
             onChange={(e) => e.currentTarget.form && setFilter(e.currentTarget.form)}

@@ -40,6 +40,8 @@ export const lineHref = (workspace: string, path: string, line: number, end?: nu
 
 const PAGE = 200;
 
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
+
 /** The search the address names, as file_grep's arguments (null: nothing asked yet). */
 function grepArgs(workspace: string, q: URLSearchParams): Record<string, unknown> | null {
   const pattern = q.get("q") ?? "";
@@ -136,7 +138,7 @@ export function Search(props: { workspace: string; location: Location }) {
             <>
               <label>
                 Pattern is{" "}
-                <select name="type" value={q.get("type") ?? "fixed"}>
+                <select name="type" aria-label="Pattern is" value={q.get("type") ?? "fixed"}>
                   <option value="fixed">fixed text</option>
                   <option value="regexp">regular expression (RE2)</option>
                   <option value="glob">glob (whole line)</option>
@@ -171,7 +173,7 @@ export function Search(props: { workspace: string; location: Location }) {
           ) : (
             <label>
               Ranking{" "}
-              <select name="rank" value={q.get("rank") ?? "query"}>
+              <select name="rank" aria-label="Ranking" value={q.get("rank") ?? "query"}>
                 <option value="query">keyword + semantic</option>
                 <option value="keyword">keyword (BM25)</option>
                 <option value="semantic">semantic</option>
@@ -237,8 +239,8 @@ function GrepResults(props: { workspace: string; args: Record<string, unknown> |
         {none
           ? "No matches."
           : last.mode === "files" || files.length > 0
-            ? `${files.length} files`
-            : `${matches.length} matching lines in ${groups.length} files${last.truncated ? " (more below)" : ""}`}
+            ? plural(files.length, "file")
+            : `${plural(matches.length, "matching line")} in ${plural(groups.length, "file")}${last.truncated ? " (more below)" : ""}`}
       </p>
       {files.length > 0 && (
         <ul class="files">

@@ -124,9 +124,9 @@ function IssueForm(props: { workspaces: string[]; onIssued: (t: Issued) => void 
     <form class="issue" aria-label="Issue a token" onSubmit={submit}>
       <h2>Issue a token</h2>
       <div class="row">
-        <label>
-          Workspace{" "}
-          <select name="workspace" required>
+        <label for="issue-workspace">
+          Workspace
+          <select id="issue-workspace" name="workspace" aria-label="Workspace" required>
             {props.workspaces.map((w) => (
               <option key={w} value={w}>
                 {w}
@@ -134,9 +134,9 @@ function IssueForm(props: { workspaces: string[]; onIssued: (t: Issued) => void 
             ))}
           </select>
         </label>
-        <label>
-          Profile{" "}
-          <select name="profile">
+        <label for="issue-profile">
+          Profile
+          <select id="issue-profile" name="profile" aria-label="Profile">
             {PROFILES.map((p) => (
               <option key={p} value={p}>
                 {p}
@@ -209,7 +209,7 @@ function TokenLine(props: { token: TokenRow; onRevoked: () => void }) {
   };
   return (
     <tr data-token={t.token_id}>
-      <td>{t.name}</td>
+      <td class="name">{t.name}</td>
       <td class="mono">{t.token_id}</td>
       <td>{t.workspace ?? "(control plane)"}</td>
       <td>{t.profile}</td>
