@@ -25,6 +25,7 @@ export const BENCHMARKS = [
   "mount-sync.ts --redis",
   "history.ts",
   "version-growth.ts",
+  "console-live.ts",
   // Smaller than the figures' run (100,000 files, 60 s idle, 1 GiB, node_modules): see bench/README.md.
   "mount-scale.ts --files 20000 --idle 20 --big 256 --no-node-modules",
   "mount-scale.ts --redis --files 20000 --idle 20 --big 256 --no-node-modules",
