@@ -173,6 +173,33 @@ describe("the activity log", () => {
   });
 });
 
+describe("the activity stream's end", () => {
+  it("stops an open page's stream when its token is revoked, and says why", async () => {
+    const ro = issue(h, ["--workspace", "demo", "--profile", "workspace-ro", "--name", "short-lived"]);
+    const { page, problems } = await signedIn(ro.secret, "/ws/demo/activity");
+    await live(page);
+    const mcp = await connectHttp(served.url, admin.secret);
+    await mcp.ok("mcp_token_revoke", { token_id: ro.id });
+    await page.getByText("stopped").waitFor({ timeout: 10_000 });
+    await page.getByRole("alert").filter({ hasText: "revoked" }).waitFor();
+    await mcp.ok("file_write", { workspace: "demo", path: "/after-revoke.txt", content: "no" });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await page.getByRole("link", { name: "/after-revoke.txt" }).count()).toBe(0);
+    await mcp.close();
+    // The browser reports the refused reconnect and call (401) as failed loads; nothing else.
+    expect(problems.filter((p) => !p.includes("401") && !p.includes("EventSource"))).toEqual([]);
+    await page.context().close();
+  });
+
+  it("says so when the workspace does not exist", async () => {
+    const { page, problems } = await signedIn(admin.secret, "/ws/ghost/activity");
+    await page.getByRole("alert").filter({ hasText: "ghost" }).waitFor();
+    await page.getByText("stopped").waitFor();
+    expect(problems.filter((p) => !p.includes("404") && !p.includes("EventSource"))).toEqual([]);
+    await page.context().close();
+  });
+});
+
 describe("search", () => {
   it("greps for a planted literal, keeps the search in the address, and links to the line", async () => {
     const { page, problems } = await signedIn(admin.secret, "/ws/demo/search");

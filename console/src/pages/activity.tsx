@@ -71,7 +71,7 @@ export function Activity(props: { workspace: string | null; location: Location }
   const filters = filtersOf(props.location.query);
   const filterKey = JSON.stringify(filters);
   const [rows, setRows] = useState<ActivityRow[]>([]);
-  const [state, setState] = useState<"connecting" | "live" | "reconnecting">("connecting");
+  const [state, setState] = useState<"connecting" | "live" | "reconnecting" | "stopped">("connecting");
   const [error, setError] = useState<string | null>(null);
   const seen = useRef(new Set<string>());
   const allowed = session.can("workspace_activity");
@@ -123,7 +123,21 @@ export function Activity(props: { workspace: string | null; location: Location }
       if (passes(filters, row)) add([row]);
     });
     stream.onerror = () => {
-      if (!closed) setState("reconnecting");
+      if (closed) return;
+      if (stream.readyState !== EventSource.CLOSED) {
+        setState("reconnecting");
+        return;
+      }
+      // Refused (signed out, token revoked, workspace gone): the browser gives up; an ordinary
+      // call gets the server's reason.
+      setState("stopped");
+      const probe: Record<string, unknown> = { limit: 1 };
+      if (props.workspace === null) probe.every_workspace = true;
+      else probe.workspace = props.workspace;
+      call("workspace_activity", probe).then(
+        () => !closed && setError("The live stream stopped; reload the page to follow the log again."),
+        (e: Error) => !closed && setError(e.message),
+      );
     };
     return () => {
       closed = true;
@@ -191,7 +205,13 @@ export function Activity(props: { workspace: string | null; location: Location }
           </button>
         )}
         <output class={`live-state ${state}`} aria-live="polite">
-          {state === "live" ? "● live" : state === "connecting" ? "connecting…" : "reconnecting…"}
+          {state === "live"
+            ? "● live"
+            : state === "connecting"
+              ? "connecting…"
+              : state === "reconnecting"
+                ? "reconnecting…"
+                : "stopped"}
         </output>
       </form>
       {error && <ErrorNote error={error} />}

@@ -19,13 +19,22 @@ const ACTIVITY = offeredBy("http").find((t) => t.name === "workspace_activity");
 
 /** Comment lines keep proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
+/** How often an open stream checks that its token still works (revoked, expired: the stream ends). */
+const RECHECK_MS = 2000;
 /** How often a stream of every workspace looks for workspaces created (or deleted) since it started. */
 const NEW_WORKSPACES_MS = 1000;
 
 /** One event as the stream sends it: the record with what it did (as workspace_activity says). */
 const changeData = (e: EventRecord): string => JSON.stringify({ ...e, outcome: outcomeOf(e) });
 
-export async function streamEvents(afs: Afs, session: Session, url: URL, req: IncomingMessage, res: ServerResponse) {
+export async function streamEvents(
+  afs: Afs,
+  session: Session,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+  stillValid: () => Promise<boolean> = async () => true,
+) {
   const followers = new Map<string, { close(): void }>();
   let timers: NodeJS.Timeout[] = [];
   try {
@@ -93,6 +102,14 @@ export async function streamEvents(afs: Afs, session: Session, url: URL, req: In
       );
     }
     timers.push(setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS));
+    timers.push(
+      setInterval(() => {
+        stillValid().then(
+          (ok) => ok || res.end(),
+          () => undefined,
+        );
+      }, RECHECK_MS),
+    );
     await new Promise<void>((resolve) => (res.closed ? resolve() : res.once("close", () => resolve())));
   } catch (e) {
     if (!res.headersSent) sendError(res, e, afs.settings.debug);
@@ -112,4 +129,6 @@ function open(res: ServerResponse): void {
     Connection: "keep-alive",
     "X-Accel-Buffering": "no",
   });
+  // A dropped stream (a server restart, a proxy) is reopened after a second, not the browser's 3.
+  res.write("retry: 1000\n\n");
 }

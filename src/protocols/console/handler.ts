@@ -47,7 +47,11 @@ export async function handleConsole(config: ConsoleConfig, req: IncomingMessage,
   const session = who.session;
   const api = { afs: config.afs, limits: config.limits, auth: config.auth.mode };
   if (path === "/api/session" && method === "GET") return sendSession(api, session, res);
-  if (path === "/api/events" && method === "GET") return streamEvents(config.afs, session, url, req, res);
+  if (path === "/api/events" && method === "GET") {
+    // A stream outlives the request that opened it: it ends when its token is revoked or expires.
+    const stillValid = async () => (await authenticateBearer(config.auth, header)).ok;
+    return streamEvents(config.afs, session, url, req, res, stillValid);
+  }
   const tool = TOOL_PATH.exec(path);
   if (tool && method === "POST") return callTool(api, session, tool[1] as string, req, res);
   return sendRefusal(res, 404, "NOT_FOUND", `no console API at ${method} ${path}`);
