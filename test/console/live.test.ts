@@ -228,7 +228,7 @@ describe("search", () => {
       type: "regexp",
       i: "1",
       w: "1",
-      include: "*.ts",
+      include: "*.{ts,tsx}, nothing/**",
       context: "1",
     });
     const { page, problems } = await signedIn(admin.secret, `/ws/demo/search?${q}`);

@@ -58,6 +58,9 @@ function passes(f: Filters, r: ActivityRow): boolean {
   return true;
 }
 
+/** One formatter for every row: toLocaleString builds a new one per call, which a long log feels. */
+const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
+
 const key = (r: ActivityRow) => `${r.workspace}\u0000${r.seq}`;
 
 /** An event as the stream sends it: the engine's record plus its outcome. */
@@ -235,7 +238,7 @@ export function Activity(props: { workspace: string | null; location: Location }
               <tr key={key(r)} data-seq={r.seq}>
                 <td class="time">
                   <time dateTime={r.time} title={r.time}>
-                    {new Date(r.time).toLocaleString()}
+                    {TIME.format(new Date(r.time))}
                   </time>
                 </td>
                 {props.workspace === null && (

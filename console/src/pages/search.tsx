@@ -42,6 +42,23 @@ const PAGE = 200;
 
 const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
 
+/** "*.ts, src/**" or "*.{ts,tsx} docs/**": globs apart by commas or spaces outside braces. */
+export function globs(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const c of text) {
+    if (c === "{") depth++;
+    else if (c === "}") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (c === "," || c === " ")) {
+      if (current) out.push(current);
+      current = "";
+    } else current += c;
+  }
+  if (current) out.push(current);
+  return out;
+}
+
 /** The search the address names, as file_grep's arguments (null: nothing asked yet). */
 function grepArgs(workspace: string, q: URLSearchParams): Record<string, unknown> | null {
   const pattern = q.get("q") ?? "";
@@ -57,9 +74,9 @@ function grepArgs(workspace: string, q: URLSearchParams): Record<string, unknown
   const path = q.get("path");
   if (path) args.path = path;
   const include = q.get("include");
-  if (include) args.include = include.split(",").map((g) => g.trim());
+  if (include) args.include = globs(include);
   const exclude = q.get("exclude");
-  if (exclude) args.exclude = exclude.split(",").map((g) => g.trim());
+  if (exclude) args.exclude = globs(exclude);
   const context = Number(q.get("context") ?? "0");
   if (Number.isInteger(context) && context > 0) {
     args.context_before = context;

@@ -31,7 +31,8 @@ interface Issued {
 
 const PROFILES = ["workspace-rw", "workspace-ro", "workspace-rw-checkpoint"];
 
-const when = (iso: string | null): string => (iso === null ? "—" : new Date(iso).toLocaleString());
+const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "short" });
+const when = (iso: string | null): string => (iso === null ? "—" : TIME.format(new Date(iso)));
 
 export function Tokens() {
   const session = useSession();
