@@ -37,6 +37,8 @@ export async function streamEvents(
 ) {
   const followers = new Map<string, { close(): void }>();
   let timers: NodeJS.Timeout[] = [];
+  // Set once the stream is over: a workspace listing still under way then follows nothing more.
+  let ended = false;
   try {
     if (ACTIVITY) checkAllowed(session.profile, ACTIVITY);
     const named = url.searchParams.get("workspace") ?? (session.pinned ? session.workspace : null);
@@ -52,6 +54,7 @@ export async function streamEvents(
       // and reads the history up to it again, as it did first.
       res.write(`event: ready\ndata: ${JSON.stringify({ workspace: null, after: positions })}\n\n`);
       const follow = (workspace: string, after: number) => {
+        if (ended) return;
         followers.set(
           workspace,
           afs.events.follow(workspace, after, (events) => {
@@ -115,6 +118,7 @@ export async function streamEvents(
     if (!res.headersSent) sendError(res, e, afs.settings.debug);
     else res.end();
   } finally {
+    ended = true;
     for (const t of timers) clearInterval(t);
     timers = [];
     for (const f of followers.values()) f.close();
