@@ -242,6 +242,17 @@ describe("search", () => {
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByText("No matches.").waitFor();
     expect(page.url()).not.toContain("i=1");
+    // Counts per file, and files only.
+    await page.goto(`${base}ws/demo/search?q=const&count=1&max=2`);
+    await page.getByText("2 matching lines in 1 file").waitFor();
+    expect(await page.getByRole("row").filter({ hasText: "/src/app.ts" }).getByRole("cell").nth(1).textContent()).toBe(
+      "2",
+    );
+    await page.goto(`${base}ws/demo/search?q=NEEDLE_4242&files=1`);
+    await page.getByText("2 files").waitFor();
+    expect(await page.getByRole("listitem").getByRole("link", { name: "/src/app.ts" }).getAttribute("href")).toBe(
+      "/ws/demo/files/src/app.ts",
+    );
     expect(problems).toEqual([]);
     await page.context().close();
   });

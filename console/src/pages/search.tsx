@@ -83,6 +83,9 @@ function grepArgs(workspace: string, q: URLSearchParams): Record<string, unknown
     args.context_after = context;
   }
   if (q.get("files") === "1") args.files_with_matches = true;
+  else if (q.get("count") === "1") args.count = true;
+  const most = Number(q.get("max") ?? "0");
+  if (Number.isInteger(most) && most > 0) args.max_count = most;
   return args;
 }
 
@@ -177,10 +180,16 @@ export function Search(props: { workspace: string; location: Location }) {
                 <input type="checkbox" name="files" value="1" checked={q.get("files") === "1"} /> files only
               </label>
               <label>
+                <input type="checkbox" name="count" value="1" checked={q.get("count") === "1"} /> counts per file
+              </label>
+              <label>
                 Include <input name="include" placeholder="*.ts, src/**" value={q.get("include") ?? ""} size={12} />
               </label>
               <label>
                 Exclude <input name="exclude" placeholder="node_modules" value={q.get("exclude") ?? ""} size={12} />
+              </label>
+              <label>
+                At most per file <input name="max" type="number" min={1} value={q.get("max") ?? ""} size={4} />
               </label>
               <label>
                 Context lines{" "}
@@ -255,9 +264,14 @@ function GrepResults(props: { workspace: string; args: Record<string, unknown> |
       <p class="muted" aria-live="polite">
         {none
           ? "No matches."
-          : last.mode === "files" || files.length > 0
+          : files.length > 0
             ? plural(files.length, "file")
-            : `${plural(matches.length, "matching line")} in ${plural(groups.length, "file")}${last.truncated ? " (more below)" : ""}`}
+            : counts.length > 0
+              ? `${plural(
+                  counts.reduce((n, c) => n + c.count, 0),
+                  "matching line",
+                )} in ${plural(counts.length, "file")}`
+              : `${plural(matches.length, "matching line")} in ${plural(groups.length, "file")}${last.truncated ? " (more below)" : ""}`}
       </p>
       {files.length > 0 && (
         <ul class="files">
@@ -267,6 +281,26 @@ function GrepResults(props: { workspace: string; args: Record<string, unknown> |
             </li>
           ))}
         </ul>
+      )}
+      {counts.length > 0 && (
+        <table class="counts">
+          <thead>
+            <tr>
+              <th scope="col">File</th>
+              <th scope="col">Lines</th>
+            </tr>
+          </thead>
+          <tbody>
+            {counts.map((c) => (
+              <tr key={c.path}>
+                <td class="mono">
+                  <Link href={`/ws/${seg(ws)}/files${pathSegs(c.path)}`}>{c.path}</Link>
+                </td>
+                <td>{c.count}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
       {groups.map((g) => (
         <article key={g.path} class="hits">
