@@ -53,14 +53,11 @@ const WATCH_ROWS = `(() => {
 const watchRows = (page: Page): Promise<void> => page.evaluate(WATCH_ROWS);
 
 async function drawnAt(page: Page, path: string): Promise<number> {
-  const handle = await page.waitForFunction(
-    (p) => {
-      const t = (window as unknown as { latSeen: Record<string, number> }).latSeen[p];
-      return t !== undefined && t > 0 ? t : null;
-    },
-    path,
-    { timeout: 10_000, polling: 5 },
-  );
+  // Page-side code as text (this file is type-checked without the DOM's types).
+  const handle = await page.waitForFunction(`window.latSeen[${JSON.stringify(path)}] || null`, undefined, {
+    timeout: 10_000,
+    polling: 5,
+  });
   return (await handle.jsonValue()) as number;
 }
 
@@ -102,10 +99,7 @@ async function firstRender(browser: Browser, base: string): Promise<number[]> {
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${base}activity`, { waitUntil: "commit" });
     const at = await page.waitForFunction(
-      () =>
-        document.querySelector(".live-state.live") && document.querySelector("table.activity-log tbody tr")
-          ? performance.now()
-          : null,
+      `document.querySelector(".live-state.live") && document.querySelector("table.activity-log tbody tr") ? performance.now() : null`,
       undefined,
       { polling: "raf", timeout: 10_000 },
     );

@@ -6,8 +6,9 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { write } from "../../src/ops/write.js";
+import { storeEnabled } from "../contract/stores.js";
 import { connectHttp, issue, post, type Served, serve, toolCall } from "../mcp/serve.js";
-import { ensureBuilt, type Home, home } from "../mcp/session.js";
+import { ensureBuilt, type Home, home, storeHomes } from "../mcp/session.js";
 import { launch, open, screenshot } from "./browser.js";
 
 const HOSTILE = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
@@ -56,9 +57,9 @@ async function signedIn(token: string, path: string) {
 
 const live = (page: Page) => page.getByText("● live").waitFor();
 
-/** Marks the document so a test can tell it was never reloaded. */
-const mark = (page: Page) => page.evaluate(() => Object.assign(window, { afsMark: 42 }));
-const marked = (page: Page) => page.evaluate(() => (window as unknown as { afsMark?: number }).afsMark);
+/** Marks the document so a test can tell it was never reloaded (page-side code as text: no DOM types here). */
+const mark = (page: Page) => page.evaluate("window.afsMark = 42");
+const marked = (page: Page) => page.evaluate("window.afsMark");
 
 /** How long after now `row` takes to show, in ms. */
 async function shows(row: ReturnType<Page["getByRole"]>): Promise<number> {
@@ -173,6 +174,41 @@ describe("the activity log", () => {
   });
 });
 
+describe.skipIf(!storeEnabled("redis"))("on a Redis store two servers share", () => {
+  const redisHome = storeHomes("redis");
+  let rh: Home;
+  let here: Served;
+  let there: Served;
+  beforeAll(async () => {
+    rh = await redisHome();
+    await rh.afs.workspaces.create("shared");
+    // Two `afs serve` processes on one store: as two machines would run them.
+    [here, there] = await Promise.all([serve(rh, ["--auth", "none"]), serve(rh, ["--auth", "none"])]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([here?.stop(), there?.stop()]);
+    await rh?.cleanup();
+  });
+
+  it("shows a write made through the other server within a second, on both activity pages", async () => {
+    const { page, problems } = await open(browser, `${here.url.replace(/mcp$/, "")}ws/shared/activity`);
+    const all = await page.context().newPage();
+    await all.goto(`${here.url.replace(/mcp$/, "")}activity`);
+    await Promise.all([live(page), live(all)]);
+    const mcp = await connectHttp(there.url, null);
+    await mcp.ok("file_write", { workspace: "shared", path: "/from/elsewhere.txt", content: "hi\n" });
+    const [one, every] = await Promise.all([
+      shows(page.getByRole("link", { name: "/from/elsewhere.txt" })),
+      shows(all.getByRole("link", { name: "/from/elsewhere.txt" })),
+    ]);
+    expect(one).toBeLessThan(LIVE_MS);
+    expect(every).toBeLessThan(LIVE_MS);
+    await mcp.close();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
+
 describe("the activity stream's end", () => {
   it("stops an open page's stream when its token is revoked, and says why", async () => {
     const ro = issue(h, ["--workspace", "demo", "--profile", "workspace-ro", "--name", "short-lived"]);
@@ -280,7 +316,7 @@ describe("tokens", () => {
     expect(secret).toMatch(/^afs_[0-9a-f]{16}_/);
     await page.getByRole("button", { name: "Copy" }).click();
     await page.getByText("Copied.").waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(secret);
 
     const id = secret.slice(4, 20);
     const row = page.locator(`tr[data-token="${id}"]`);
