@@ -221,44 +221,46 @@ export function Activity(props: { workspace: string | null; location: Location }
       {rows.length === 0 ? (
         <p class="muted">No changes{Object.keys(filters).length > 0 ? " match these filters" : " yet"}.</p>
       ) : (
-        <table class="activity-log">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              {props.workspace === null && <th scope="col">Workspace</th>}
-              <th scope="col">Actor</th>
-              <th scope="col">Surface</th>
-              <th scope="col">Op</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Path</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={key(r)} data-seq={r.seq}>
-                <td class="time">
-                  <time dateTime={r.time} title={r.time}>
-                    {TIME.format(new Date(r.time))}
-                  </time>
-                </td>
-                {props.workspace === null && (
-                  <td>
-                    <Link href={`/ws/${seg(r.workspace)}/activity`}>{r.workspace}</Link>
-                  </td>
-                )}
-                <td>{r.actor}</td>
-                <td>{r.surface}</td>
-                <td>{r.op}</td>
-                <td>
-                  <span class={`outcome ${r.outcome}`}>{r.outcome}</span>
-                </td>
-                <td class="mono">
-                  <PathLink row={r} />
-                </td>
+        <div class="scroll">
+          <table class="activity-log">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                {props.workspace === null && <th scope="col">Workspace</th>}
+                <th scope="col">Actor</th>
+                <th scope="col">Surface</th>
+                <th scope="col">Op</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Path</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={key(r)} data-seq={r.seq}>
+                  <td class="time">
+                    <time dateTime={r.time} title={r.time}>
+                      {TIME.format(new Date(r.time))}
+                    </time>
+                  </td>
+                  {props.workspace === null && (
+                    <td>
+                      <Link href={`/ws/${seg(r.workspace)}/activity`}>{r.workspace}</Link>
+                    </td>
+                  )}
+                  <td>{r.actor}</td>
+                  <td>{r.surface}</td>
+                  <td>{r.op}</td>
+                  <td>
+                    <span class={`outcome ${r.outcome}`}>{r.outcome}</span>
+                  </td>
+                  <td class="mono">
+                    <PathLink row={r} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {!allowed && <ErrorNote error={`profile ${session.profile} may not read the activity log`} />}
     </section>

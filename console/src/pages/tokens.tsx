@@ -69,27 +69,29 @@ function TokenAdmin() {
       ) : list.data.tokens.length === 0 ? (
         <p class="muted">No tokens yet.</p>
       ) : (
-        <table class="token-list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Id</th>
-              <th scope="col">Workspace</th>
-              <th scope="col">Profile</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.tokens.map((t) => (
-              <TokenLine key={t.token_id} token={t} onRevoked={list.reload} />
-            ))}
-          </tbody>
-        </table>
+        <div class="scroll">
+          <table class="token-list">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Id</th>
+                <th scope="col">Workspace</th>
+                <th scope="col">Profile</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.tokens.map((t) => (
+                <TokenLine key={t.token_id} token={t} onRevoked={list.reload} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
