@@ -1,6 +1,7 @@
 // A real MCP host: Gemini CLI 0.61, headless (-p) and offline (its model replaced by scripted
 // responses, --fake-responses-non-strict), runs the built `afs mcp` from a settings.json
-// `mcpServers` entry, discovers afs's tools and calls file_grep, file_write and checkpoint_create.
+// `mcpServers` entry, discovers afs's tools and resources, reads a file as a resource and calls
+// file_grep, file_write and checkpoint_create.
 // Gemini names an MCP tool mcp_<server>_<tool>, so the server is called "afs" (no "_" in it).
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,6 +22,8 @@ const response = (parts: object[]) =>
 const call = (id: string, tool: string, args: object) => ({ functionCall: { id, name: `mcp_afs_${tool}`, args } });
 
 const SCRIPT = [
+  // Gemini's own tool for MCP resources: it finds the URI among those afs listed at discovery.
+  response([{ functionCall: { id: "c0", name: "read_mcp_resource", args: { uri: "afs://demo/src/app.ts" } } }]),
   response([call("c1", "file_grep", { pattern: "TODO" })]),
   response([call("c2", "file_write", { path: "/notes/plan.md", content: "# Plan\n- fix the TODO in /src/app.ts\n" })]),
   response([call("c3", "checkpoint_create", { checkpoint: "gemini-plan", description: "plan written by Gemini" })]),
@@ -34,7 +37,10 @@ beforeAll(async () => {
   ensureBuilt();
   h = await home();
   await h.afs.workspaces.create("demo");
-  await write(await h.afs.workspaces.volume("demo"), { path: "/src/app.ts", content: "// TODO: greet\n" });
+  await write(await h.afs.workspaces.volume("demo"), {
+    path: "/src/app.ts",
+    content: "// TODO: greet\nexport const hello = 1;\n",
+  });
   geminiHome = join(h.home, "..", "gemini-home");
   mkdirSync(join(geminiHome, ".gemini"), { recursive: true });
   writeFileSync(
@@ -96,7 +102,7 @@ function chatRecord(): string {
 }
 
 describe("Gemini CLI as an MCP host of afs mcp", () => {
-  it("discovers afs's tools and calls file_grep, file_write and checkpoint_create", async () => {
+  it("discovers afs's tools and resources, reads a resource, calls file_grep, file_write and checkpoint_create", async () => {
     const r = await gemini(SCRIPT, "find the TODOs, write a plan to /notes/plan.md and checkpoint it");
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as {
@@ -112,6 +118,11 @@ describe("Gemini CLI as an MCP host of afs mcp", () => {
     const record = chatRecord();
     expect(record).toContain('"name":"mcp_afs_file_grep"');
     expect(record).toContain("/src/app.ts:1:// TODO: greet");
+
+    // So did the file Gemini read as a resource (the grep alone never shows its second line).
+    expect(out.stats.tools.byName.read_mcp_resource).toMatchObject({ count: 1, success: 1 });
+    expect(record).toContain('"name":"read_mcp_resource"');
+    expect(record).toContain("export const hello = 1;");
 
     // The workspace shows what Gemini did through afs, attributed to the actor afs mcp ran as.
     const volume = await h.afs.workspaces.volume("demo");
