@@ -1,8 +1,9 @@
 // What every resource function takes and checks first: the session (engine, profile, workspace
 // binding, limits), whether its profile may read files at all, and which workspace a URI may reach.
-import { type WorkspaceBinding, workspaceForCall } from "../../../access/binding.js";
+import { leavesPin, type WorkspaceBinding } from "../../../access/binding.js";
 import type { Limits } from "../../../access/limits.js";
 import { checkAllowed, type Profile } from "../../../access/profiles.js";
+import { AfsError } from "../../../core/errors.js";
 import type { Afs } from "../../../workspace/afs.js";
 import { parseResourceUri, type ResourceAddress } from "./uri.js";
 
@@ -42,7 +43,13 @@ export const CACHE = {
 export async function authorize(ctx: ResourceContext, uri: string): Promise<ResourceAddress> {
   checkAllowed(ctx.profile, RESOURCE_ACCESS);
   const address = parseResourceUri(uri);
-  await workspaceForCall(ctx.afs, ctx, address.workspace);
+  if (leavesPin(ctx, address.workspace)) {
+    throw new AfsError(
+      "PERMISSION_DENIED",
+      `this session may only use workspace ${ctx.workspace}; its files are afs://${ctx.workspace}/PATH`,
+      { uri, workspace: address.workspace },
+    );
+  }
   return address;
 }
 
