@@ -286,6 +286,11 @@ export class ApprovalQueue {
     }
   }
 
+  /** The asker gives up on `id` (it is stopping): settled as cancelled unless decided first. */
+  async cancel(id: string): Promise<ApprovalDecisionData> {
+    return this.settle(id, "cancelled");
+  }
+
   /** The asker's side of a grant's end (its process stops): the grant leaves the list. */
   async endGrant(id: string): Promise<void> {
     await this.registry.revokeApproval(id, Date.now());
