@@ -11,8 +11,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, MAIN, ROOT } from "../cli/run.js";
+import { type StoreName, testStores } from "../contract/stores.js";
 import { issue, type Served, serve } from "../mcp/serve.js";
-import { type Home, home } from "../mcp/session.js";
+import { type Home, storeHomes } from "../mcp/session.js";
 import { launch, open, screenshot } from "./browser.js";
 
 const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
@@ -66,7 +67,10 @@ async function decide(page: Page, click: () => Promise<void>, tool = "approval_d
   return Date.now();
 }
 
-describe("approvals page", () => {
+// On each tested store: with Redis, the console (afs serve) and the waiting process are two
+// processes sharing a Redis store, as two machines would.
+describe.each(testStores().map((s): [StoreName] => [s]))("approvals page on %s", (store) => {
+  const newHome = storeHomes(store);
   let h: Home;
   let browser: Browser;
   let served: Served;
@@ -75,7 +79,7 @@ describe("approvals page", () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     ensureBuilt();
-    h = await home();
+    h = await newHome();
     proj = join(h.home, "..", "proj");
     mkdirSync(join(proj, "sub"), { recursive: true });
     writeFileSync(join(proj, "a.txt"), "alpha\n");
@@ -169,6 +173,8 @@ describe("approvals page", () => {
     writeFileSync(join(dir, "keep.txt"), "unchanged\n");
     const steps = [
       { op: "write", path: join(dir, HOSTILE_NAME), content: `first line\n${HOSTILE}\n` },
+      // Allowed "for the rest of the session" above: not asked again.
+      { op: "write", path: join(dir, HOSTILE_NAME), content: `second line\n${HOSTILE}\n` },
       { op: "write", path: join(dir, "keep.txt"), content: "overwritten\n" },
     ];
     const child: ChildProcess = spawn(
@@ -191,10 +197,13 @@ describe("approvals page", () => {
       const diff = first.getByRole("figure");
       expect(await diff.textContent()).toContain(`+${HOSTILE}`);
       expect(await first.getByText(join(dir, HOSTILE_NAME), { exact: true }).count()).toBe(1);
-      await screenshot(page, "approvals");
+      if (store === "sqlite") await screenshot(page, "approvals");
+      await first.getByRole("checkbox", { name: /Also allow later writes/ }).check();
       const allowedAt = await decide(page, () => first.getByRole("button", { name: "Allow all" }).click());
       const second = await request(page, /write .*keep\.txt/);
       expect(Date.now() - allowedAt).toBeLessThan(3000);
+      // The session's grant is listed while the session runs.
+      await page.getByRole("button", { name: /Revoke the grant for fixture-agent/ }).waitFor();
       expect(await second.getByRole("figure").textContent()).toContain("+overwritten");
       await second.getByLabel(/Note for the agent/).fill("keep it as it is");
       await decide(page, () => second.getByRole("button", { name: "Deny" }).click());
@@ -204,8 +213,12 @@ describe("approvals page", () => {
         .filter((l) => l.startsWith("RESULT "))
         .map((l) => JSON.parse(l.slice(7)) as StepResult);
       expect(results[0]?.ok).toBeDefined();
-      expect(results[1]?.error?.message).toContain("keep it as it is");
-      expect(readFileSync(join(dir, HOSTILE_NAME), "utf8")).toBe(`first line\n${HOSTILE}\n`);
+      expect(results[1]?.ok).toBeDefined();
+      expect(results[2]?.error?.message).toContain("keep it as it is");
+      expect(readFileSync(join(dir, HOSTILE_NAME), "utf8")).toBe(`second line\n${HOSTILE}\n`);
+      expect(err).toMatch(/allowed write .*<img.* \(grant\)/);
+      // The session ended: its grant is no longer in force.
+      await page.getByText("No grants in force.").waitFor();
       expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("unchanged\n");
       expect(err).toContain(`waiting for a decision in the afs console: ${base}approvals`);
       expect(await page.title()).not.toContain("pwned");
