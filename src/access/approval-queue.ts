@@ -208,6 +208,7 @@ export class ApprovalQueue {
     const now = Date.now();
     const out: ApprovalList = { pending: [], grants: [], recent: [] };
     const stale: string[] = [];
+    const here = hostname();
     for (const record of await this.registry.listApprovals()) {
       let v: ApprovalView;
       try {
@@ -215,6 +216,15 @@ export class ApprovalQueue {
       } catch {
         stale.push(record.id); // written by another version, or damaged: nobody can answer it
         continue;
+      }
+      // An asker on this machine that is gone (killed before it could clean up) waits for nothing
+      // and holds nothing: settle for it. Askers elsewhere are left to their expiry.
+      if (v.machine === here && v.pid !== process.pid && !alive(v.pid)) {
+        if (v.state === "pending") v = { ...v, ...(await this.settled(v.id, "cancelled")) };
+        else if (isActiveGrant(v)) {
+          await this.registry.revokeApproval(v.id, now);
+          v = { ...v, revokedAt: now };
+        }
       }
       // A request whose asker vanished (killed) is never settled by it: it reads as expired.
       if (v.state === "pending" && v.expiresAt + KEEP_SETTLED_MS < now) stale.push(v.id);
@@ -296,6 +306,14 @@ export class ApprovalQueue {
     await this.registry.revokeApproval(id, Date.now());
   }
 
+  private async settled(
+    id: string,
+    outcome: "expired" | "cancelled",
+  ): Promise<Pick<ApprovalView, "state" | "decision">> {
+    const decision = await this.settle(id, outcome);
+    return { state: decision.outcome, decision };
+  }
+
   /** Settles `id` as expired or cancelled unless a decision got there first; returns what stands. */
   private async settle(id: string, outcome: "expired" | "cancelled"): Promise<ApprovalDecisionData> {
     const decision: ApprovalDecisionData = { outcome, paths: [], grant: false, note: null, by: "afs", at: Date.now() };
@@ -316,6 +334,16 @@ function view(record: ApprovalRecord): ApprovalView {
     decision,
     revokedAt: record.revokedAt,
   };
+}
+
+/** Whether process `pid` of this machine still runs (EPERM: it runs as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 const isActiveGrant = (v: ApprovalView): boolean =>

@@ -1,6 +1,7 @@
 // The approval part of the Store contract, and the queue over it: every Store keeps requests the
 // same way (newest first, the first decision stands, revocation sticks), and a process waiting on
 // one connection hears a decision recorded through another within a second.
+import { spawnSync } from "node:child_process";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { ApprovalQueue, MAX_DIFF_BYTES } from "../../src/access/approval-queue.js";
 import { isAfsError } from "../../src/core/errors.js";
@@ -144,6 +145,25 @@ export function approvalStoreContract(name: string, factory: StoreFactory, optio
       expect(await waiting).toMatchObject({ code: "TIMEOUT" });
       expect((await q.get(id2)).state).toBe("cancelled");
       expect((await q.list()).pending).toEqual([]);
+    });
+
+    it("queue: what a killed process of this machine left (a waiting request, a grant) is settled for it", async () => {
+      const q = new ApprovalQueue(t.store);
+      const dead = spawnSync(process.execPath, ["-e", ""]).pid as number;
+      const leave = async (id: string) => {
+        const mine = await q.get(await q.submit(ask()));
+        const { id: _id, createdAt, state: _s, decision: _d, revokedAt: _r, ...request } = mine;
+        await t.store.putApproval({ id, createdAt, request: JSON.stringify({ ...request, pid: dead }) });
+        await q.cancel(mine.id);
+      };
+      await leave("waiting");
+      await leave("granted");
+      await q.decide("granted", { allow: "all", by: "alice" });
+      const list = await q.list();
+      expect(list.pending).toEqual([]);
+      expect(list.grants).toEqual([]);
+      expect((await q.get("waiting")).state).toBe("cancelled");
+      expect((await q.get("granted")).revokedAt).not.toBeNull();
     });
 
     it("queue: a large diff is cut at a line boundary and marked", async () => {
