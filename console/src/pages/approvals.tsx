@@ -202,11 +202,23 @@ function Pending(props: { approval: Approval; onDone: () => void }) {
             const host = a.host_paths[i];
             return (
               <li key={p}>
-                <label>
-                  <input type="checkbox" checked={picked.has(p)} onChange={(e) => toggle(p, e.currentTarget.checked)} />{" "}
-                  <span class="mono">{p}</span>
-                  {host && host !== p && <span class="muted mono"> ({host})</span>}
-                </label>
+                {/* One path is allowed or denied as a whole: a checkbox would only look like a choice. */}
+                {a.paths.length > 1 ? (
+                  <label>
+                    <input
+                      type="checkbox"
+                      checked={picked.has(p)}
+                      onChange={(e) => toggle(p, e.currentTarget.checked)}
+                    />{" "}
+                    <span class="mono">{p}</span>
+                    {host && host !== p && <span class="muted mono"> ({host})</span>}
+                  </label>
+                ) : (
+                  <>
+                    <span class="mono">{p}</span>
+                    {host && host !== p && <span class="muted mono"> ({host})</span>}
+                  </>
+                )}
               </li>
             );
           })}
