@@ -122,4 +122,35 @@ describe("console approvals (afs acp)", () => {
       await t.done();
     }
   });
+
+  it("a permission allowed for some of its paths lets only their writes through unasked", async () => {
+    const t = await setup();
+    const inConsole = consoleApprovals(t.queue, { process: "afs acp", agent: () => "agent" });
+    const approvals = new Approvals("console", { ask: inConsole.ask });
+    try {
+      const permission = approvals.decide({
+        kind: "permission",
+        session: "s1",
+        title: "edit two files",
+        paths: ["/p/a.txt", "/p/b.txt"],
+      });
+      const asked = await pendingOf(t.person);
+      expect(asked).toMatchObject({ kind: "permission", paths: ["/p/a.txt", "/p/b.txt"] });
+      await t.person.decide(asked.id, { allow: ["/p/a.txt"], by: "dan" });
+      expect(await permission).toMatchObject({ allowed: true, by: "person" });
+      const write = (path: string) => ({
+        kind: "write" as const,
+        session: "s1",
+        title: `write ${path}`,
+        paths: [path],
+      });
+      expect(await approvals.decide(write("/p/a.txt"))).toMatchObject({ allowed: true, by: "grant" });
+      const b = approvals.decide(write("/p/b.txt"));
+      await t.person.decide((await pendingOf(t.person)).id, { allow: false, by: "dan" });
+      expect(await b).toMatchObject({ allowed: false, by: "person" });
+    } finally {
+      await inConsole.close();
+      await t.done();
+    }
+  });
 });
