@@ -1,6 +1,7 @@
 // Every page and the path that names it. A page module owns one path pattern; the shell renders
 // whatever this table says for the current address.
 import type { JSX } from "preact";
+import { checkpointsRoute, diffRoute, historyRoute } from "./pages/cps-routes.js";
 import { NotFound } from "./pages/not-found.js";
 import { Workspaces } from "./pages/workspaces.js";
 import type { Location } from "./router.js";
@@ -10,9 +11,14 @@ export interface Route {
   view: JSX.Element;
 }
 
-type Matcher = (parts: string[], location: Location) => Route | null;
+export type Matcher = (parts: string[], location: Location) => Route | null;
 
-const ROUTES: Matcher[] = [(parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null)];
+const ROUTES: Matcher[] = [
+  (parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null),
+  checkpointsRoute,
+  diffRoute,
+  historyRoute,
+];
 
 export function routeOf(location: Location): Route {
   const parts = location.path
