@@ -7,7 +7,7 @@ import { ErrorNote, Loading, WorkspacePage } from "../components.js";
 import { useCall } from "../hooks.js";
 import { Link, navigate } from "../router.js";
 import { useSession } from "../session.js";
-import { type CheckpointList, type CheckpointRow, DiffBody, diffHref, LIVE } from "./diff.js";
+import { type CheckpointList, type CheckpointRow, DiffBody, diffHref, LIVE, NotAllowed } from "./diff.js";
 import "./checkpoints.css";
 
 interface Restored {
@@ -114,23 +114,25 @@ function RestorePreview(props: {
 function Timeline(props: {
   list: CheckpointList;
   selected: string[];
-  onSelect: (name: string) => void;
+  onSelect: ((name: string) => void) | null;
   onRestore: ((name: string) => void) | null;
 }) {
   const { list } = props;
-  const pick = (name: string, label: string) => (
-    <input
-      type="checkbox"
-      aria-label={`Compare ${label}`}
-      checked={props.selected.includes(name)}
-      onChange={() => props.onSelect(name)}
-    />
-  );
+  const onSelect = props.onSelect;
+  const pick = (name: string, label: string) =>
+    onSelect && (
+      <input
+        type="checkbox"
+        aria-label={`Compare ${label}`}
+        checked={props.selected.includes(name)}
+        onChange={() => onSelect(name)}
+      />
+    );
   return (
     <table class="timeline">
       <thead>
         <tr>
-          <th scope="col">Compare</th>
+          {onSelect && <th scope="col">Compare</th>}
           <th scope="col">Name</th>
           <th scope="col">Kind</th>
           <th scope="col">Actor</th>
@@ -142,7 +144,7 @@ function Timeline(props: {
       </thead>
       <tbody>
         <tr class="live-row">
-          <td>{pick(LIVE, "live")}</td>
+          {onSelect && <td>{pick(LIVE, "live")}</td>}
           <td>
             <strong>live</strong>
           </td>
@@ -154,7 +156,7 @@ function Timeline(props: {
         </tr>
         {list.checkpoints.map((c: CheckpointRow) => (
           <tr key={c.name}>
-            <td>{pick(c.name, c.name)}</td>
+            {onSelect && <td>{pick(c.name, c.name)}</td>}
             <td class="mono">
               {c.name}
               {c.name === list.head && <span class="badge head">head</span>}
@@ -166,7 +168,7 @@ function Timeline(props: {
                 {new Date(c.created_at).toLocaleString()}
               </time>
             </td>
-            <td>{c.description}</td>
+            <td class="desc">{c.description}</td>
             <td>{c.changes ?? ""}</td>
             {props.onRestore && (
               <td>
@@ -184,7 +186,11 @@ function Timeline(props: {
 
 export function CheckpointsPage(props: { workspace: string }) {
   const session = useSession();
-  const list = useCall<CheckpointList>("checkpoint_list", { workspace: props.workspace, count_changes: true });
+  const readable = session.can("checkpoint_list");
+  const list = useCall<CheckpointList>(readable ? "checkpoint_list" : null, {
+    workspace: props.workspace,
+    count_changes: true,
+  });
   const [selected, setSelected] = useState<string[]>([]);
   const [preview, setPreview] = useState<string | null>(null);
   const [last, setLast] = useState<LastRestore | null>(null);
@@ -216,6 +222,13 @@ export function CheckpointsPage(props: { workspace: string }) {
     }
   };
 
+  if (!readable) {
+    return (
+      <WorkspacePage workspace={props.workspace} tab="checkpoints">
+        <NotAllowed profile={session.profile} what="read checkpoints" />
+      </WorkspacePage>
+    );
+  }
   return (
     <WorkspacePage workspace={props.workspace} tab="checkpoints">
       {session.can("checkpoint_create") && (
@@ -264,18 +277,20 @@ export function CheckpointsPage(props: { workspace: string }) {
       )}
       {list.data && (
         <>
-          <div class="compare-bar">
-            <button type="button" disabled={selected.length !== 2} onClick={compare}>
-              Compare selected
-            </button>
-            <span class="muted">
-              {selected.length === 2 ? selected.join(" and ") : "Pick two points (live is one) to compare."}
-            </span>
-          </div>
+          {session.can("checkpoint_diff") && (
+            <div class="compare-bar">
+              <button type="button" disabled={selected.length !== 2} onClick={compare}>
+                Compare selected
+              </button>
+              <span class="muted">
+                {selected.length === 2 ? selected.join(" and ") : "Pick two points (live is one) to compare."}
+              </span>
+            </div>
+          )}
           <Timeline
             list={list.data}
             selected={selected}
-            onSelect={select}
+            onSelect={session.can("checkpoint_diff") ? select : null}
             onRestore={
               session.can("checkpoint_restore")
                 ? (name) => {

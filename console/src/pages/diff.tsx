@@ -8,6 +8,7 @@ import { call } from "../api.js";
 import { ErrorNote, Loading, WorkspacePage } from "../components.js";
 import { useCall } from "../hooks.js";
 import { Link, navigate, pathSegs, seg } from "../router.js";
+import { useSession } from "../session.js";
 import { type DiffMode, ModeSwitch, PatchView } from "./diff-view.js";
 import "./checkpoints.css";
 
@@ -210,8 +211,24 @@ export function DiffBody(props: { workspace: string; from: string; to: string; m
   );
 }
 
+/** What a session's profile keeps it from, said instead of a page of refusals. */
+export const NotAllowed = (props: { profile: string; what: string }) => (
+  <p class="note">
+    This session's profile ({props.profile}) may not {props.what}.
+  </p>
+);
+
 export function DiffPage(props: { workspace: string; query: URLSearchParams }) {
-  const list = useCall<CheckpointList>("checkpoint_list", { workspace: props.workspace });
+  const session = useSession();
+  const allowed = session.can("checkpoint_list") && session.can("checkpoint_diff");
+  const list = useCall<CheckpointList>(allowed ? "checkpoint_list" : null, { workspace: props.workspace });
+  if (!allowed) {
+    return (
+      <WorkspacePage workspace={props.workspace} tab="diff">
+        <NotAllowed profile={session.profile} what="compare checkpoints" />
+      </WorkspacePage>
+    );
+  }
   const mode: DiffMode = props.query.get("view") === "split" ? "split" : "unified";
   const from = props.query.get("from") ?? list.data?.head ?? null;
   const to = props.query.get("to") ?? LIVE;

@@ -94,12 +94,10 @@ export function HistoryPage(props: { workspace: string; path: string; query: URL
       const from = versions[a as number]?.version_id;
       const to = b === -1 ? undefined : versions[b as number]?.version_id;
       if (!from) return;
-      setShown(null);
       setDiff(await call<VersionDiff>("file_diff_versions", { workspace, path, from, ...(to ? { to } : {}) }));
     });
   const view = (v: Version) =>
     act(async () => {
-      setDiff(null);
       setShown(await call<VersionText>("file_read_version", { workspace, path, version: v.version_id }));
     });
   const restore = (v: Version) =>
@@ -196,7 +194,7 @@ export function HistoryPage(props: { workspace: string; path: string; query: URL
                       {v.actor ?? ""}
                       {v.surface ? ` · ${v.surface}` : ""}
                     </td>
-                    <td>
+                    <td class="path">
                       {v.op}
                       {v.path !== path && <span class="mono small"> at {v.path}</span>}
                     </td>
