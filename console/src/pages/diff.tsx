@@ -2,7 +2,7 @@
 // and live (`to` defaults to live, `from` to the head). The summary shows at once; the files'
 // hunks arrive page by page (checkpoint_diff's offset/limit) and are drawn in batches while the
 // reader scrolls or the browser is idle, so thousands of files never block the page.
-import type { JSX } from "preact";
+import { Component, type JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { call } from "../api.js";
 import { ErrorNote, Loading, WorkspacePage } from "../components.js";
@@ -92,8 +92,10 @@ export function Summary(props: { summary: DiffAnswer["summary"]; total: number }
   );
 }
 
+type FileChangeProps = { workspace: string; change: Change; mode: DiffMode };
+
 /** One changed path: its header and, for a modified text file, its hunks. */
-export function FileChange(props: { workspace: string; change: Change; mode: DiffMode }) {
+export function FileChange(props: FileChangeProps) {
   const c = props.change;
   const history = c.kind === "file" ? `/ws/${seg(props.workspace)}/history${pathSegs(c.path)}` : null;
   let body: JSX.Element;
@@ -126,6 +128,20 @@ export function FileChange(props: { workspace: string; change: Change; mode: Dif
       {body}
     </section>
   );
+}
+
+/**
+ * A drawn file stays as it is while later batches arrive: without this every batch would parse
+ * and diff every earlier file's hunks again, and the page would slow down as it grows.
+ */
+class KeptFileChange extends Component<FileChangeProps> {
+  override shouldComponentUpdate(next: FileChangeProps): boolean {
+    const p = this.props;
+    return next.change !== p.change || next.mode !== p.mode || next.workspace !== p.workspace;
+  }
+  override render() {
+    return <FileChange {...this.props} />;
+  }
 }
 
 interface Loaded {
@@ -197,7 +213,7 @@ export function DiffBody(props: { workspace: string; from: string; to: string; m
       {current.answer.total === 0 && <p>No differences.</p>}
       <div class="file-changes">
         {current.changes.slice(0, shown).map((c) => (
-          <FileChange key={c.path} workspace={props.workspace} change={c} mode={props.mode} />
+          <KeptFileChange key={c.path} workspace={props.workspace} change={c} mode={props.mode} />
         ))}
       </div>
       <div ref={sentinel} class="sentinel">
