@@ -116,6 +116,36 @@ describe("console checkpoints, diff and history", () => {
     await page.context().close();
   });
 
+  it("draws a long diff in batches as the reader scrolls, every page of changes in the end", async () => {
+    await h.afs.workspaces.create("many");
+    const volume = await h.afs.workspaces.volume("many");
+    const FILES = 250;
+    const name = (i: number) => `/d/f${String(i).padStart(3, "0")}.txt`;
+    for (let i = 0; i < FILES; i++) await volume.writeFile(name(i), Buffer.from(`keep\nold ${i}\n`), { op: "write" });
+    await h.afs.checkpoints.create("many", { name: "before" });
+    for (let i = 0; i < FILES; i++) await volume.writeFile(name(i), Buffer.from(`keep\nnew ${i}\n`), { op: "write" });
+    await h.afs.checkpoints.create("many", { name: "after" });
+
+    const { page, problems } = await open(browser, `${base}ws/many/diff?from=before&to=after`);
+    await page.getByText(`${FILES} modified`).waitFor();
+    const drawn = page.locator(".file-change");
+    await drawn.first().waitFor();
+    // Not all at once: of the first page of 100 changes, the page draws only what is near the
+    // window, and asks for the next pages on the way down.
+    await page.waitForTimeout(500);
+    expect(await drawn.count()).toBeLessThan(100);
+    const last = page.getByRole("region", { name: name(FILES - 1) });
+    while ((await last.count()) === 0) {
+      await page.mouse.wheel(0, 10_000);
+      await page.waitForTimeout(50);
+    }
+    expect(await drawn.count()).toBe(FILES);
+    expect(await last.locator("tr.del td.code").allTextContents()).toEqual([`-old ${FILES - 1}`]);
+    expect(await last.locator("tr.add td.code").allTextContents()).toEqual([`+new ${FILES - 1}`]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("restores with a preview of its changes, seen through MCP, and undoes it", async () => {
     await mcp.ok("file_write", { workspace: "demo", path: "/live.txt", content: "not checkpointed\n" });
     const { page, problems } = await open(browser, `${base}ws/demo/checkpoints`);

@@ -161,22 +161,25 @@ export function DiffBody(props: { workspace: string; from: string; to: string; m
   const sentinel = useRef<HTMLDivElement>(null);
   const current = loaded.key === key ? loaded : empty;
 
+  // The comparison shown now: an answer for one the reader has since left is dropped.
+  const shownKey = useRef(key);
+  shownKey.current = key;
   const fetchPage = (offset: number) => {
     fetching.current = true;
     call<DiffAnswer>("checkpoint_diff", { ...diffArgs(props.workspace, props.from, props.to), offset, limit: PAGE })
       .then(
-        (a) =>
+        (a) => {
+          if (shownKey.current !== key) return;
           setLoaded((l) =>
             offset === 0
               ? { key, answer: a, changes: a.changes, next: a.next_offset, error: null }
-              : l.key === key
-                ? { ...l, changes: [...l.changes, ...a.changes], next: a.next_offset }
-                : l,
-          ),
-        (e: Error) => setLoaded({ ...empty, error: e.message }),
+              : { ...l, changes: [...l.changes, ...a.changes], next: a.next_offset },
+          );
+        },
+        (e: Error) => shownKey.current === key && setLoaded({ ...empty, error: e.message }),
       )
       .finally(() => {
-        fetching.current = false;
+        if (shownKey.current === key) fetching.current = false;
       });
   };
 
