@@ -66,6 +66,7 @@ describe("console checkpoints, diff and history", () => {
     const v2 = page.getByRole("row").filter({ hasText: "second" });
     // v2 changed /a.txt, the hostile file and added /b.txt: three paths against v1.
     expect(await v2.getByRole("cell").nth(6).textContent()).toBe("3");
+    expect(await v2.getByRole("link", { name: "3" }).getAttribute("href")).toBe("/ws/demo/diff?from=v1&to=v2");
     await executedNothing(page);
 
     await page.getByLabel("Name").fill("from-page");

@@ -112,6 +112,8 @@ function RestorePreview(props: {
 }
 
 function Timeline(props: {
+  workspace: string;
+  canDiff: boolean;
   list: CheckpointList;
   selected: string[];
   onSelect: ((name: string) => void) | null;
@@ -169,7 +171,15 @@ function Timeline(props: {
               </time>
             </td>
             <td class="desc">{c.description}</td>
-            <td>{c.changes ?? ""}</td>
+            <td>
+              {c.parent !== null && props.canDiff ? (
+                <Link href={diffHref(props.workspace, c.parent, c.name)} title={`Changes from ${c.parent}`}>
+                  {String(c.changes ?? "changes")}
+                </Link>
+              ) : (
+                (c.changes ?? "")
+              )}
+            </td>
             {props.onRestore && (
               <td>
                 <button type="button" onClick={() => props.onRestore?.(c.name)} aria-label={`Restore ${c.name}…`}>
@@ -288,6 +298,8 @@ export function CheckpointsPage(props: { workspace: string }) {
             </div>
           )}
           <Timeline
+            workspace={props.workspace}
+            canDiff={session.can("checkpoint_diff")}
             list={list.data}
             selected={selected}
             onSelect={session.can("checkpoint_diff") ? select : null}
