@@ -121,6 +121,23 @@ export function PatchView(props: { patch: string; mode: DiffMode; label: string 
   return (
     <div class="patch-scroll">
       <table class={`patch ${props.mode}`} aria-label={`Changes in ${props.label}`}>
+        {/* Column widths up front (table-layout: fixed): the browser lays out a table without measuring every line. */}
+        <colgroup>
+          {props.mode === "split" ? (
+            <>
+              <col class="num" />
+              <col />
+              <col class="num" />
+              <col />
+            </>
+          ) : (
+            <>
+              <col class="num" />
+              <col class="num" />
+              <col />
+            </>
+          )}
+        </colgroup>
         {hunks.map((h, i) => {
           let rows = rowsOf(h);
           if (rows.length > budget) {

@@ -198,11 +198,22 @@ export function DiffBody(props: { workspace: string; from: string; to: string; m
       if (shown < current.changes.length) setShown((n) => n + BATCH);
       else if (current.next !== null && !fetching.current) fetchPage(current.next);
     };
-    const cancel = idle(check);
-    const onScroll = () => check();
+    // One measurement per idle moment, however many scroll events come in between: measuring
+    // forces a layout.
+    let cancel: (() => void) | null = idle(() => {
+      cancel = null;
+      check();
+    });
+    const onScroll = () => {
+      if (cancel) return;
+      cancel = idle(() => {
+        cancel = null;
+        check();
+      });
+    };
     window.addEventListener("scroll", onScroll, { passive: true });
     return () => {
-      cancel();
+      cancel?.();
       window.removeEventListener("scroll", onScroll);
     };
   });
