@@ -2,6 +2,7 @@
 // whatever this table says for the current address.
 import type { JSX } from "preact";
 import { Approvals } from "./pages/approvals.js";
+import { checkpointsRoute, diffRoute, historyRoute } from "./pages/cps-routes.js";
 import { NotFound } from "./pages/not-found.js";
 import { Workspaces } from "./pages/workspaces.js";
 import type { Location } from "./router.js";
@@ -11,11 +12,14 @@ export interface Route {
   view: JSX.Element;
 }
 
-type Matcher = (parts: string[], location: Location) => Route | null;
+export type Matcher = (parts: string[], location: Location) => Route | null;
 
 const ROUTES: Matcher[] = [
   (parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null),
   (parts) => (parts.length === 1 && parts[0] === "approvals" ? { title: "Approvals", view: <Approvals /> } : null),
+  checkpointsRoute,
+  diffRoute,
+  historyRoute,
 ];
 
 export function routeOf(location: Location): Route {
