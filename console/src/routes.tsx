@@ -2,6 +2,8 @@
 // whatever this table says for the current address.
 import type { JSX } from "preact";
 import { Activity } from "./pages/activity.js";
+import { Approvals } from "./pages/approvals.js";
+import { checkpointsRoute, diffRoute, historyRoute } from "./pages/cps-routes.js";
 import { NotFound } from "./pages/not-found.js";
 import { Search } from "./pages/search.js";
 import { Tokens } from "./pages/tokens.js";
@@ -13,7 +15,7 @@ export interface Route {
   view: JSX.Element;
 }
 
-type Matcher = (parts: string[], location: Location) => Route | null;
+export type Matcher = (parts: string[], location: Location) => Route | null;
 
 const ROUTES: Matcher[] = [
   (parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null),
@@ -30,6 +32,10 @@ const ROUTES: Matcher[] = [
       ? { title: `Search · ${p[1]}`, view: <Search key={p[1]} workspace={p[1] as string} location={l} /> }
       : null,
   (p) => (p.length === 1 && p[0] === "tokens" ? { title: "Tokens", view: <Tokens /> } : null),
+  (parts) => (parts.length === 1 && parts[0] === "approvals" ? { title: "Approvals", view: <Approvals /> } : null),
+  checkpointsRoute,
+  diffRoute,
+  historyRoute,
 ];
 
 export function routeOf(location: Location): Route {
