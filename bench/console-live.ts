@@ -53,11 +53,13 @@ const WATCH_ROWS = `(() => {
 const watchRows = (page: Page): Promise<void> => page.evaluate(WATCH_ROWS);
 
 async function drawnAt(page: Page, path: string): Promise<number> {
-  // Page-side code as text (this file is type-checked without the DOM's types).
-  const handle = await page.waitForFunction(`window.latSeen[${JSON.stringify(path)}] || null`, undefined, {
-    timeout: 10_000,
-    polling: 5,
-  });
+  // Page-side code: typed through globalThis, as this file is checked without the DOM's types
+  // (and not as text, which the page's CSP would refuse to evaluate).
+  const handle = await page.waitForFunction(
+    (p) => (globalThis as unknown as { latSeen: Record<string, number> }).latSeen[p] || null,
+    path,
+    { timeout: 10_000, polling: 5 },
+  );
   return (await handle.jsonValue()) as number;
 }
 
@@ -99,7 +101,12 @@ async function firstRender(browser: Browser, base: string): Promise<number[]> {
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${base}activity`, { waitUntil: "commit" });
     const at = await page.waitForFunction(
-      `document.querySelector(".live-state.live") && document.querySelector("table.activity-log tbody tr") ? performance.now() : null`,
+      () => {
+        const d = (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document;
+        return d.querySelector(".live-state.live") && d.querySelector("table.activity-log tbody tr")
+          ? performance.now()
+          : null;
+      },
       undefined,
       { polling: "raf", timeout: 10_000 },
     );
