@@ -236,6 +236,105 @@ describe("the activity stream's end", () => {
   });
 });
 
+describe("GET /api/events", () => {
+  /** Reads server-sent events from `path` until `done` says so; returns them as {event, data}. */
+  async function readEvents(
+    path: string,
+    token: string,
+    done: (events: { event: string; data: Record<string, unknown> }[]) => boolean,
+    during: () => Promise<void> = async () => undefined,
+  ) {
+    const abort = new AbortController();
+    const res = await fetch(`${base}${path}`, {
+      headers: { Authorization: `Bearer ${token}` },
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const events: { event: string; data: Record<string, unknown> }[] = [];
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let started = false;
+    const timer = setTimeout(() => abort.abort(), 10_000);
+    try {
+      while (!done(events)) {
+        const { value, done: ended } = await reader.read();
+        if (ended) break;
+        text += decoder.decode(value, { stream: true });
+        let cut = text.indexOf("\n\n");
+        while (cut >= 0) {
+          const block = text.slice(0, cut);
+          text = text.slice(cut + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
+          cut = text.indexOf("\n\n");
+        }
+        if (!started && events.length > 0) {
+          started = true;
+          await during();
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+    return events;
+  }
+
+  it("without a workspace follows every workspace, new ones included, each change with its outcome", async () => {
+    const mcp = await connectHttp(served.url, admin.secret);
+    const events = await readEvents(
+      "api/events",
+      admin.secret,
+      (e) => e.some((x) => x.data.path === "/sse/new.txt"),
+      async () => {
+        await mcp.ok("file_write", { workspace: "other", path: "/sse/a.txt", content: "a" });
+        await mcp.ok("workspace_create", { workspace: "sse-new" });
+        await mcp.ok("file_write", { workspace: "sse-new", path: "/sse/new.txt", content: "n" });
+      },
+    );
+    await mcp.close();
+    const [ready, ...changes] = events;
+    expect(ready?.event).toBe("ready");
+    expect(ready?.data.workspace).toBeNull();
+    expect(Object.keys(ready?.data.after as object)).toEqual(expect.arrayContaining(["demo", "other"]));
+    expect(changes.map((c) => [c.event, c.data.workspace, c.data.path, c.data.outcome])).toEqual(
+      expect.arrayContaining([
+        ["change", "other", "/sse/a.txt", "created"],
+        ["change", "sse-new", "/sse/new.txt", "created"],
+      ]),
+    );
+  });
+
+  it("for a workspace token, follows its workspace only and refuses another", async () => {
+    const ro = issue(h, ["--workspace", "demo", "--profile", "workspace-ro"]);
+    const mcp = await connectHttp(served.url, admin.secret);
+    const events = await readEvents(
+      "api/events",
+      ro.secret,
+      (e) => e.some((x) => x.data.path === "/sse/demo.txt"),
+      async () => {
+        await mcp.ok("file_write", { workspace: "other", path: "/sse/hidden.txt", content: "h" });
+        await mcp.ok("file_write", { workspace: "demo", path: "/sse/demo.txt", content: "d" });
+      },
+    );
+    await mcp.close();
+    expect(events[0]?.data.workspace).toBe("demo");
+    expect(events.map((e) => e.data.path)).not.toContain("/sse/hidden.txt");
+    const other = await fetch(`${base}api/events?workspace=other`, {
+      headers: { Authorization: `Bearer ${ro.secret}` },
+    });
+    expect(other.status).toBe(403);
+    const resume = await fetch(`${base}api/events?after=3`, { headers: { Authorization: `Bearer ${admin.secret}` } });
+    expect(resume.status).toBe(400);
+    expect(((await resume.json()) as { error: { message: string } }).error.message).toContain(
+      "after needs a workspace",
+    );
+  });
+});
+
 describe("search", () => {
   it("greps for a planted literal, keeps the search in the address, and links to the line", async () => {
     const { page, problems } = await signedIn(admin.secret, "/ws/demo/search");
