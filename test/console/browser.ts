@@ -35,7 +35,8 @@ export async function open(
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("requestfailed", (r) => {
     // A page leaving with a stream open (server-sent events) cancels it; that is no failure.
-    if (r.failure()?.errorText !== "net::ERR_ABORTED") problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+    if (r.failure()?.errorText !== "net::ERR_ABORTED")
+      problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
   page.on("dialog", (d) => problems.push(`dialog: ${d.message()}`));
   await page.goto(url);

@@ -111,4 +111,13 @@ describe("file tools at a checkpoint, and paged listings", () => {
       mounts: [],
     });
   });
+
+  it("workspace_fork starts from a checkpoint when given one", async () => {
+    const r = await s.ok("workspace_fork", { workspace: "demo", new_workspace: "then", checkpoint: "cp1" });
+    expect(r).toMatchObject({ workspace: "then", source: "demo", dirty: false });
+    expect(await s.ok("file_read", { workspace: "then", path: "/a.txt" })).toMatchObject({ content: "one\ntwo\n" });
+    expect((await s.fail("file_read", { workspace: "then", path: "/new.txt" })).code).toBe("NOT_FOUND");
+    const missing = await s.fail("workspace_fork", { workspace: "demo", new_workspace: "x", checkpoint: "nope" });
+    expect(missing.code).toBe("NOT_FOUND");
+  });
 });

@@ -181,7 +181,7 @@ export const adminTools: readonly Tool[] = [
     title: "Fork a workspace",
     family: "admin-write",
     description:
-      "Fork a workspace into a new one that starts from the source's live state (uncheckpointed changes included), for a second line of work. The source is not changed. Takes the local arguments {workspace, new_workspace} or the hosted control plane's {source, name}.",
+      "Fork a workspace into a new one that starts from the source's live state (uncheckpointed changes included), or from one of its checkpoints with checkpoint, for a second line of work. The source is not changed. Takes the local arguments {workspace, new_workspace} or the hosted control plane's {source, name}.",
     input: z.strictObject({
       workspace: workspaceName.optional().describe("Source workspace (local form; required unless source is given)."),
       new_workspace: workspaceName
@@ -189,12 +189,19 @@ export const adminTools: readonly Tool[] = [
         .describe("Name of the new workspace (local form; required unless name is given)."),
       source: workspaceName.optional().describe("Source workspace (hosted form; the same as workspace)."),
       name: workspaceName.optional().describe("Name of the new workspace (hosted form; the same as new_workspace)."),
+      checkpoint: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Start from this checkpoint of the source (checkpoint_list) instead of its live state."),
     }),
     output: workspaceResult.extend({ source: z.string(), created: z.boolean() }),
     annotations: ADDITIVE,
     async run(ctx, args) {
       const source = oneOf(args, "workspace", "source");
-      const info = await ctx.afs.workspaces.fork(source, oneOf(args, "new_workspace", "name"));
+      const info = await ctx.afs.workspaces.fork(source, oneOf(args, "new_workspace", "name"), {
+        ...(args.checkpoint === undefined ? {} : { checkpoint: args.checkpoint }),
+      });
       return { ...asResult(info), source, created: true };
     },
     text: (r) => `forked ${r.source} into ${describe(r)}`,
