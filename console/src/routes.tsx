@@ -1,6 +1,7 @@
 // Every page and the path that names it. A page module owns one path pattern; the shell renders
 // whatever this table says for the current address.
 import type { JSX } from "preact";
+import { Files } from "./pages/files.js";
 import { NotFound } from "./pages/not-found.js";
 import { Workspaces } from "./pages/workspaces.js";
 import type { Location } from "./router.js";
@@ -12,7 +13,30 @@ export interface Route {
 
 type Matcher = (parts: string[], location: Location) => Route | null;
 
-const ROUTES: Matcher[] = [(parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null)];
+const ROUTES: Matcher[] = [
+  (parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null),
+  (parts, { query }) =>
+    parts[0] === "ws" && parts[1] !== undefined && (parts.length === 2 || parts[2] === "files")
+      ? filesRoute(parts[1], `/${parts.slice(3).join("/")}`, query)
+      : null,
+];
+
+function filesRoute(workspace: string, path: string, query: URLSearchParams): Route {
+  const at = query.get("at") || null;
+  const line = Number.parseInt(query.get("line") ?? "", 10);
+  return {
+    title: `${path === "/" ? workspace : path}${at ? ` at ${at}` : ""}`,
+    view: (
+      <Files
+        key={`${workspace}\n${path}\n${at}`}
+        workspace={workspace}
+        path={path}
+        at={at}
+        line={line >= 1 ? line : null}
+      />
+    ),
+  };
+}
 
 export function routeOf(location: Location): Route {
   const parts = location.path
