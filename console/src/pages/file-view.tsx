@@ -20,26 +20,59 @@ interface Lines {
   content: string;
 }
 
-type Loaded = { data: Lines; error: null } | { data: null; error: ApiError } | { data: null; error: null };
+type Loaded =
+  | { data: Lines; binary: false; error: null }
+  | { data: null; binary: true; error: null }
+  | { data: null; binary: false; error: ApiError | null };
 
-/** One page of lines; the error keeps its code (file_lines refuses a file that is not text by code). */
-function useLines(args: Record<string, unknown> | null): Loaded {
-  const [state, setState] = useState<Loaded>({ data: null, error: null });
-  const key = JSON.stringify(args);
+/** Files up to this size are read whole (one call, and it says whether the file is text); larger ones a page at a time. */
+const WHOLE_BYTES = 128 * 1024;
+
+/** A page of a small file read whole: the same shape file_lines gives. */
+function window(content: string, start: number, end: number): Lines {
+  const all = content.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const last = Math.min(end, all.length);
+  return { start, end: last, total_lines: all.length, content: all.slice(start - 1, last).join("") };
+}
+
+/**
+ * One page of lines, or that the file is binary. A small file comes whole from file_read, which
+ * flags a binary file; a large one through file_lines, which refuses a binary file by its code.
+ */
+function useLines(
+  args: { workspace: string; path: string; start: number; end: number; checkpoint?: string } | null,
+  bytes: number,
+): Loaded {
+  const [state, setState] = useState<Loaded>({ data: null, binary: false, error: null });
+  const [whole, setWhole] = useState<{ content?: string; binary?: boolean } | null>(null);
+  const key = JSON.stringify(args && { ...args, start: bytes <= WHOLE_BYTES ? 0 : args.start });
   useEffect(() => {
     if (!args) return;
     let live = true;
-    setState({ data: null, error: null });
-    call<Lines>("file_lines", args).then(
-      (data) => live && setState({ data, error: null }),
-      (e: unknown) =>
-        live && setState({ data: null, error: e instanceof ApiError ? e : new ApiError(0, "IO_ERROR", String(e)) }),
-    );
+    if (bytes > WHOLE_BYTES) setState({ data: null, binary: false, error: null });
+    const { start, end, ...where } = args;
+    const asked =
+      bytes <= WHOLE_BYTES
+        ? call<{ content?: string; binary?: boolean }>("file_read", where).then((r) => live && setWhole(r))
+        : call<Lines>("file_lines", args).then((data) => live && setState({ data, binary: false, error: null }));
+    asked.catch((e: unknown) => {
+      if (!live) return;
+      const error = e instanceof ApiError ? e : new ApiError(0, "IO_ERROR", String(e));
+      setState(
+        error.code === "INVALID_ARGUMENT"
+          ? { data: null, binary: true, error: null }
+          : { data: null, binary: false, error },
+      );
+    });
     return () => {
       live = false;
     };
   }, [key]);
-  return state;
+  if (bytes > WHOLE_BYTES || !args) return state;
+  if (state.error) return state;
+  if (!whole) return { data: null, binary: false, error: null };
+  if (whole.binary || whole.content === undefined) return { data: null, binary: true, error: null };
+  return { data: window(whole.content, args.start, args.end), binary: false, error: null };
 }
 
 /** What a binary file's name says it holds; the viewer shows no bytes. */
@@ -98,6 +131,7 @@ export function FileView(props: { workspace: string; item: Item; at: string | nu
     item.kind === "file"
       ? { workspace, path: item.path, start, end: start + pageSize - 1, ...(at ? { checkpoint: at } : {}) }
       : null,
+    item.size,
   );
 
   const history = `/ws/${seg(workspace)}/history${pathSegs(item.path)}`;
@@ -145,7 +179,8 @@ function Body(props: {
   onPage(first: number): void;
 }) {
   const { lines, item } = props;
-  if (lines.error) return <LinesError error={lines.error} item={item} onTooBig={props.onTooBig} />;
+  if (lines.binary) return <Binary item={item} />;
+  if (lines.error) return <LinesError error={lines.error} onTooBig={props.onTooBig} />;
   if (!lines.data) return <Loading what={item.name} />;
   const { start, end, total_lines: total } = lines.data;
   const pager =
@@ -180,20 +215,19 @@ function Body(props: {
   );
 }
 
-/** The error file_lines gave, read by its code: not text means a binary file. */
-function LinesError(props: { error: ApiError; item: Item; onTooBig(): void }) {
+const Binary = (props: { item: Item }) => (
+  <p class="viewer-binary">
+    Binary file: {size(props.item.size)} ({props.item.size} bytes), {binaryType(props.item.name)}. Its content is not
+    shown.
+  </p>
+);
+
+/** A page too big for one answer (very long lines) is asked for again with fewer lines. */
+function LinesError(props: { error: ApiError; onTooBig(): void }) {
   const { code, message } = props.error;
   useEffect(() => {
     if (code === "QUOTA_EXCEEDED") props.onTooBig();
   }, [code]);
-  if (code === "INVALID_ARGUMENT") {
-    return (
-      <p class="viewer-binary">
-        Binary file: {size(props.item.size)} ({props.item.size} bytes), {binaryType(props.item.name)}. Its content is
-        not shown.
-      </p>
-    );
-  }
   return <ErrorNote error={message} />;
 }
 
