@@ -84,9 +84,9 @@ function Breadcrumbs(props: { workspace: string; path: string; at: string | null
       <ol>
         <li>
           {names.length === 0 ? (
-            <span aria-current="page">/</span>
+            <span aria-current="page">{props.workspace}</span>
           ) : (
-            <Link href={filesHref(props.workspace, "/", props.at)}>/</Link>
+            <Link href={filesHref(props.workspace, "/", props.at)}>{props.workspace}</Link>
           )}
         </li>
         {names.map((name, i) => {
