@@ -177,6 +177,29 @@ describe("console workspaces and files", () => {
       await page.context().close();
     });
 
+    it("reads in dark mode and at 200% zoom (half the width) without sideways scrolling", async () => {
+      const { page, problems } = await open(browser, `${base}ws/demo/files/src/app.ts`, { colorScheme: "dark" });
+      await page.locator(".hljs-keyword").first().waitFor();
+      const colors = await page.evaluate(() => {
+        const style = getComputedStyle(document.body);
+        return { bg: style.backgroundColor, fg: style.color };
+      });
+      expect(colors.bg).toBe("rgb(15, 18, 22)");
+      await screenshot(page, "viewer-dark");
+      await page.setViewportSize({ width: 640, height: 720 });
+      for (const path of ["", "ws/demo", "ws/demo/files/src/app.ts"]) {
+        await page.goto(`${base}${path}`);
+        await page.locator("main h1").first().waitFor();
+        await page.waitForLoadState("networkidle");
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        expect(overflow, path).toBeLessThanOrEqual(0);
+      }
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
     it("shows a binary file by size and type only", async () => {
       const { page, problems } = await open(browser, `${base}ws/demo/files/logo.png`);
       const note = page.locator(".viewer-binary");

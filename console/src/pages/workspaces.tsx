@@ -100,86 +100,88 @@ export function Workspaces() {
       {workspaces.length === 0 ? (
         <p class="muted">No workspaces yet.</p>
       ) : (
-        <table class="ws-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">Template</th>
-              <th scope="col">State</th>
-              <th scope="col">Last activity</th>
-              <th scope="col">Mounts on {machine}</th>
-              {(session.can("workspace_fork") || session.can("workspace_delete")) && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {workspaces.map((w) => (
-              <tr key={w.name}>
-                <td>
-                  <Link href={`/ws/${seg(w.name)}`}>{w.name}</Link>
-                </td>
-                <td>{w.description}</td>
-                <td>{w.template ? <code>{w.template}</code> : <span class="muted">—</span>}</td>
-                <td>
-                  <span class={w.dirty ? "ws-changed" : "ws-clean"}>{w.dirty ? "changed" : "clean"}</span>
-                </td>
-                <td>
-                  {w.last_event ? (
-                    <span title={`${exact(w.last_event.time)} · ${w.last_event.op} ${w.last_event.path}`}>
-                      {ago(w.last_event.time)} by {w.last_event.actor}
-                      <span class="muted"> ({w.last_event.surface})</span>
-                    </span>
-                  ) : (
-                    <span class="muted">none</span>
-                  )}
-                </td>
-                <td>
-                  {w.mounts.length === 0 ? (
-                    <span class="muted">none</span>
-                  ) : (
-                    <ul class="ws-mounts">
-                      {w.mounts.map((m) => (
-                        <li key={m.dir} title={m.last_error ?? undefined}>
-                          <code>{m.dir}</code> {m.state}
-                          {m.readonly ? ", read-only" : ""}
-                          {m.pending > 0 ? `, ${m.pending} pending` : ""}
-                          {m.conflicts > 0 ? `, ${m.conflicts} conflicts` : ""}
-                        </li>
-                      ))}
-                    </ul>
-                  )}
-                </td>
+        <div class="ws-scroll">
+          <table class="ws-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Description</th>
+                <th scope="col">Template</th>
+                <th scope="col">State</th>
+                <th scope="col">Last activity</th>
+                <th scope="col">Mounts on {machine}</th>
                 {(session.can("workspace_fork") || session.can("workspace_delete")) && (
-                  <td class="ws-actions">
-                    {session.can("workspace_fork") && (
-                      <button
-                        type="button"
-                        aria-label={`Fork ${w.name}`}
-                        onClick={() => setAction({ kind: "fork", source: w.name })}
-                      >
-                        Fork
-                      </button>
-                    )}
-                    {session.can("workspace_delete") && (
-                      <button
-                        type="button"
-                        class="danger"
-                        aria-label={`Delete ${w.name}`}
-                        onClick={() => setAction({ kind: "delete", name: w.name })}
-                      >
-                        Delete
-                      </button>
-                    )}
-                  </td>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
                 )}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {workspaces.map((w) => (
+                <tr key={w.name}>
+                  <td>
+                    <Link href={`/ws/${seg(w.name)}`}>{w.name}</Link>
+                  </td>
+                  <td>{w.description}</td>
+                  <td>{w.template ? <code>{w.template}</code> : <span class="muted">—</span>}</td>
+                  <td>
+                    <span class={w.dirty ? "ws-changed" : "ws-clean"}>{w.dirty ? "changed" : "clean"}</span>
+                  </td>
+                  <td>
+                    {w.last_event ? (
+                      <span title={`${exact(w.last_event.time)} · ${w.last_event.op} ${w.last_event.path}`}>
+                        {ago(w.last_event.time)} by {w.last_event.actor}
+                        <span class="muted"> ({w.last_event.surface})</span>
+                      </span>
+                    ) : (
+                      <span class="muted">none</span>
+                    )}
+                  </td>
+                  <td>
+                    {w.mounts.length === 0 ? (
+                      <span class="muted">none</span>
+                    ) : (
+                      <ul class="ws-mounts">
+                        {w.mounts.map((m) => (
+                          <li key={m.dir} title={m.last_error ?? undefined}>
+                            <code>{m.dir}</code> {m.state}
+                            {m.readonly ? ", read-only" : ""}
+                            {m.pending > 0 ? `, ${m.pending} pending` : ""}
+                            {m.conflicts > 0 ? `, ${m.conflicts} conflicts` : ""}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  {(session.can("workspace_fork") || session.can("workspace_delete")) && (
+                    <td class="ws-actions">
+                      {session.can("workspace_fork") && (
+                        <button
+                          type="button"
+                          aria-label={`Fork ${w.name}`}
+                          onClick={() => setAction({ kind: "fork", source: w.name })}
+                        >
+                          Fork
+                        </button>
+                      )}
+                      {session.can("workspace_delete") && (
+                        <button
+                          type="button"
+                          class="danger"
+                          aria-label={`Delete ${w.name}`}
+                          onClick={() => setAction({ kind: "delete", name: w.name })}
+                        >
+                          Delete
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <p class="muted ws-note">
         Mounts are those of the machine serving this page ({machine}); other machines keep their own.
