@@ -46,7 +46,7 @@ function App() {
           <Link href="/">Workspaces</Link>
           {can("workspace_activity") && <Link href="/activity">Activity</Link>}
           {can("mcp_token_issue") && <Link href="/tokens">Tokens</Link>}
-          <Link href="/approvals">Approvals</Link>
+          {can("approval_list") && <Link href="/approvals">Approvals</Link>}
         </nav>
         <span class="who" title={`profile ${session.profile}`}>
           {session.actor ?? "local"} · {session.profile}

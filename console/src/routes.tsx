@@ -1,6 +1,8 @@
 // Every page and the path that names it. A page module owns one path pattern; the shell renders
 // whatever this table says for the current address.
 import type { JSX } from "preact";
+import { Approvals } from "./pages/approvals.js";
+import { checkpointsRoute, diffRoute, historyRoute } from "./pages/cps-routes.js";
 import { Files } from "./pages/files.js";
 import { NotFound } from "./pages/not-found.js";
 import { Workspaces } from "./pages/workspaces.js";
@@ -11,10 +13,14 @@ export interface Route {
   view: JSX.Element;
 }
 
-type Matcher = (parts: string[], location: Location) => Route | null;
+export type Matcher = (parts: string[], location: Location) => Route | null;
 
 const ROUTES: Matcher[] = [
   (parts) => (parts.length === 0 ? { title: "Workspaces", view: <Workspaces /> } : null),
+  (parts) => (parts.length === 1 && parts[0] === "approvals" ? { title: "Approvals", view: <Approvals /> } : null),
+  checkpointsRoute,
+  diffRoute,
+  historyRoute,
   (parts, { query }) =>
     parts[0] === "ws" && parts[1] !== undefined && (parts.length === 2 || parts[2] === "files")
       ? filesRoute(parts[1], `/${parts.slice(3).join("/")}`, query)

@@ -33,13 +33,24 @@ export interface DiffSummary {
 const MAX_PATCH_BYTES = 1024 * 1024;
 
 export async function diffTrees(store: Store, trees: TreeReader, a: Hash, b: Hash): Promise<Change[]> {
+  const changes = await listChanges(trees, a, b);
+  await addPatches(store, changes);
+  return changes;
+}
+
+/** The changes from `a` to `b` sorted by path, without hunks: what a summary or a count needs. */
+export async function listChanges(trees: TreeReader, a: Hash | null, b: Hash | null): Promise<Change[]> {
   const changes: Change[] = [];
   await walkPair(trees, "/", a, b, changes);
   pairRenames(changes);
+  return changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/** Adds hunks to the modified text files among `changes` (a page of them, when paging). */
+export async function addPatches(store: Store, changes: readonly Change[]): Promise<void> {
   for (const c of changes) {
     if (c.status === "modified" && c.kind === "file") await addPatch(store, c);
   }
-  return changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
 export function summarize(changes: readonly Change[]): DiffSummary {

@@ -102,7 +102,7 @@ describe("console shell", () => {
       const [cookie] = await page.context().cookies();
       expect(cookie?.httpOnly).toBe(true);
       expect(cookie?.sameSite).toBe("Strict");
-      expect(await page.evaluate(() => document.cookie)).toBe("");
+      expect(await page.evaluate("document.cookie")).toBe("");
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.getByLabel("Token").waitFor();
       // The wrong token's 401 shows in the page, not as an error in the console... but the browser
@@ -115,7 +115,7 @@ describe("console shell", () => {
       await h.afs.workspaces.create("other");
       const ro = issue(h, ["--workspace", "demo", "--profile", "workspace-ro"]);
       const headers = { Authorization: `Bearer ${ro.secret}`, "Content-Type": "application/json" };
-      const session = await (await fetch(`${base}api/session`, { headers })).json();
+      const session = (await (await fetch(`${base}api/session`, { headers })).json()) as { tools: string[] };
       expect(session).toMatchObject({ profile: "workspace-ro", workspace: "demo", pinned: true });
       expect(session.tools).not.toContain("file_write");
       const write = await fetch(`${base}api/tools/file_write`, {

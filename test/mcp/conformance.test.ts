@@ -1,6 +1,6 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance) against the built
-// `afs serve --auth none` on loopback: each server scenario that applies to a tools-only,
-// stateless server is one test, failing with the suite's checks printed when any check fails.
+// `afs serve --auth none` on loopback: each server scenario that applies to a server of tools and
+// afs:// resources, stateless, is one test, failing with the suite's checks printed when any check fails.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { write } from "../../src/ops/index.js";
 import { MAIN, ROOT } from "../cli/run.js";
 import { type Served, serve } from "./serve.js";
 import { type Home, home } from "./session.js";
@@ -15,7 +16,7 @@ import { type Home, home } from "./session.js";
 const CONFORMANCE = join(ROOT, "node_modules/.bin/conformance");
 
 /** Server scenarios of conformance 0.1.13 that apply to afs serve. */
-const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
+const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "dns-rebinding-protection"];
 
 /**
  * Server scenarios left out, and why none can apply to afs serve:
@@ -30,7 +31,11 @@ const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-pro
  * - elicitation-sep1034-defaults, elicitation-sep1330-enums: afs never elicits from the user.
  * - server-sse-polling, server-sse-multiple-streams: resumable SSE streams on a session (SEP-1699);
  *   afs serve is stateless (no session id, JSON responses, no GET stream), so both check nothing.
- * - resources-*, prompts-*: afs offers tools only.
+ * - resources-read-text, -read-binary, -templates-read, -subscribe, -unsubscribe: each reads or
+ *   subscribes to a fixture URI (test://static-text, test://template/123/data, test://watched-resource)
+ *   that only the suite's reference server has; afs's resources are afs:// files (covered by
+ *   test/mcp/resources.test.ts with the SDK client), and afs serve's stateless HTTP has no subscriptions.
+ * - prompts-*: afs offers no prompts.
  */
 
 interface Check {
@@ -51,6 +56,7 @@ beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm run build first (npm test does)`);
   h = await home();
   await h.afs.workspaces.create("demo");
+  await write(await h.afs.workspaces.volume("demo"), { path: "/readme.md", content: "# demo\n" });
   server = await serve(h, ["--auth", "none", "--host", "127.0.0.1", "--workspace", "demo"]);
   out = await mkdtemp(join(tmpdir(), "afs-conformance-"));
 });

@@ -41,7 +41,12 @@ async function serveStdio(afs: Afs, profile: Profile, workspace: string | null, 
     limits: resolveLimits({}, afs.settings.env),
   });
   const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
+    // Chained: the server ends its resource watches in its own onclose.
+    const ending = server.onclose;
+    server.onclose = () => {
+      ending?.();
+      resolve();
+    };
   });
   await server.connect(new StdioServerTransport());
   // The protocol owns this process's own stdin and stdout (afs mcp is never run for another caller).

@@ -1,21 +1,28 @@
 // Builds the MCP server for one session (stdio or one HTTP session) from the tool table: only the
-// tools the profile allows are listed, anything else is refused with PERMISSION_DENIED.
+// tools the profile allows are listed, anything else is refused with PERMISSION_DENIED. Workspace
+// files are resources (./resources/), subscribable where the transport keeps a stream (stdio).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   type Tool as McpTool,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { WorkspaceBinding } from "../../access/binding.js";
 import type { Limits } from "../../access/limits.js";
 import type { Profile } from "../../access/profiles.js";
 import { type Afs, VERSION } from "../../workspace/afs.js";
-import { errorResult, nextStepsFor } from "./errors.js";
+import { errorResult, nextStepsFor, RpcError, rpcError } from "./errors.js";
 import { inputJsonSchema, outputJsonSchema } from "./json-schema.js";
+import { listResources, listResourceTemplates, ResourceWatch, readResource } from "./resources/index.js";
 import { invokeTool, type Tool, type ToolContext, type TransportKind } from "./tool.js";
 import { allowedFor, offeredBy } from "./tools.js";
 
@@ -65,7 +72,11 @@ export function createMcpServer(options: McpSessionOptions): Server {
 
   const server = new Server(
     { name: "afs", title: "Agent filesystem", version: VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+    {
+      capabilities: { tools: {}, resources: STREAMED[options.transport] ? { subscribe: true, listChanged: true } : {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -79,5 +90,73 @@ export function createMcpServer(options: McpSessionOptions): Server {
       return errorResult(e, steps, options.afs.settings.debug);
     }
   });
+  registerResources(server, options, steps);
   return server;
+}
+
+/**
+ * Whether a transport keeps a stream to the client for notifications. afs serve answers each POST
+ * on its own and closes it, so over HTTP subscriptions are 2026-07-28's subscriptions/listen.
+ */
+const STREAMED: Readonly<Record<TransportKind, boolean>> = { stdio: true, http: false };
+
+const NO_STREAM =
+  "resources/subscribe needs a lasting connection and afs serve answers each POST on its own: subscribe over stdio (afs mcp), or use subscriptions/listen (protocol 2026-07-28)";
+
+/** The 2025-11-25 resource methods over ./resources/; every failure is one JSON-RPC error (rpcError). */
+function registerResources(server: Server, options: McpSessionOptions, steps: ReturnType<typeof nextStepsFor>): void {
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        throw rpcError(e, steps);
+      }
+    };
+  const watch = STREAMED[options.transport]
+    ? new ResourceWatch(options, {
+        onUpdated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined),
+        onListChanged: () => void server.sendResourceListChanged().catch(() => undefined),
+      })
+    : null;
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => {
+    const { resourceTemplates } = listResourceTemplates();
+    return { resourceTemplates };
+  });
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    guard(async (request) => {
+      const { cache: _, ...page } = await listResources(options, request.params?.cursor);
+      await watch?.watchList();
+      return page;
+    }),
+  );
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    guard(async (request) => ({ contents: (await readResource(options, request.params.uri)).contents })),
+  );
+  server.setRequestHandler(
+    SubscribeRequestSchema,
+    guard(async (request) => {
+      if (!watch) throw new RpcError(ErrorCode.MethodNotFound, NO_STREAM, { code: "INVALID_ARGUMENT" });
+      await watch.add(request.params.uri);
+      return {};
+    }),
+  );
+  server.setRequestHandler(
+    UnsubscribeRequestSchema,
+    guard(async (request) => {
+      watch?.remove(request.params.uri);
+      return {};
+    }),
+  );
+  if (watch) {
+    // Chained, not replaced: afs mcp sets its own onclose after this.
+    const closing = server.onclose;
+    server.onclose = () => {
+      watch.close();
+      closing?.();
+    };
+  }
 }

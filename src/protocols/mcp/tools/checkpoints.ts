@@ -1,6 +1,5 @@
 // Checkpoint tools: list, create, restore and diff a workspace's named snapshots.
 import { z } from "zod";
-import { capResults } from "../../../access/limits.js";
 import type { CheckpointInfo } from "../../../workspace/info.js";
 import { checkpointItem } from "../schemas.js";
 import { ADDITIVE, defineTool, READ, type Tool, workspaceArg, workspaceFor } from "../tool.js";
@@ -32,19 +31,40 @@ export const checkpointTools: readonly Tool[] = [
     title: "List checkpoints",
     family: "checkpoint-read",
     description:
-      "List a workspace's checkpoints, newest first. head is the checkpoint the live state starts from; dirty says whether the live state has changes since.",
-    input: z.strictObject({ workspace: workspaceArg }),
+      "List a workspace's checkpoints, newest first. head is the checkpoint the live state starts from; dirty says whether the live state has changes since. With count_changes, each checkpoint says how many paths it changed against its parent.",
+    input: z.strictObject({
+      workspace: workspaceArg,
+      count_changes: z
+        .boolean()
+        .optional()
+        .describe("Count each checkpoint's changed paths against its parent (a tree walk per checkpoint)."),
+    }),
     output: z.object({
       workspace: z.string(),
       head: z.string(),
       dirty: z.boolean(),
-      checkpoints: z.array(checkpointItem),
+      checkpoints: z.array(
+        checkpointItem.extend({
+          parent: z.string().nullable().describe("The checkpoint it was made on, by name; null for the first."),
+          changes: z.number().optional().describe("Paths changed against the parent (with count_changes)."),
+        }),
+      ),
     }),
     annotations: READ,
     async run(ctx, args) {
       const workspace = await workspaceFor(ctx, args.workspace);
-      const [list, info] = await Promise.all([ctx.afs.checkpoints.list(workspace), ctx.afs.workspaces.get(workspace)]);
-      return { workspace, head: info.head, dirty: info.dirty, checkpoints: list.map(brief) };
+      const [list, info, counts] = await Promise.all([
+        ctx.afs.checkpoints.list(workspace),
+        ctx.afs.workspaces.get(workspace),
+        args.count_changes ? ctx.afs.checkpoints.changeCounts(workspace) : null,
+      ]);
+      const names = new Map(list.map((c) => [c.id, c.name]));
+      const checkpoints = list.map((c) => {
+        const item = { ...brief(c), parent: c.parent === null ? null : (names.get(c.parent) ?? c.parent) };
+        const changes = counts?.get(c.name);
+        return changes === undefined ? item : { ...item, changes };
+      });
+      return { workspace, head: info.head, dirty: info.dirty, checkpoints };
     },
     text: (r) =>
       [
@@ -130,26 +150,38 @@ export const checkpointTools: readonly Tool[] = [
     title: "Diff checkpoints",
     family: "checkpoint-read",
     description:
-      "Show what changed from checkpoint base to checkpoint target, or to the live state when target is omitted: added, modified, deleted and renamed paths, with unified diffs for modified text files.",
+      "Show what changed from checkpoint base to checkpoint target: added, modified, deleted and renamed paths, with unified diffs for modified text files. Omit target to compare to the live state, or base to compare from it (what restoring target would change). Long diffs come in pages: the summary counts every change, changes holds limit of them from offset, next_offset names the next page.",
     input: z.strictObject({
       workspace: workspaceArg,
-      base: checkpointArg.describe("Checkpoint to compare from."),
+      base: checkpointArg.optional().describe("Checkpoint to compare from; omit for the live state."),
       target: checkpointArg.optional().describe("Checkpoint to compare to; omit for the live state."),
+      offset: z.number().int().min(0).optional().describe("Skip this many changes (sorted by path); default 0."),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe("At most this many changes, with their hunks (default and ceiling: the result limit)."),
     }),
     output: z.object({
       workspace: z.string(),
-      base: z.string(),
+      base: z.string().describe('The base checkpoint, or "live".'),
       target: z.string().describe('The target checkpoint, or "live".'),
       summary: z.object({ added: z.number(), modified: z.number(), deleted: z.number(), renamed: z.number() }),
+      total: z.number().describe("How many changes there are in all."),
       changes: z.array(change),
-      truncated: z.boolean(),
+      truncated: z.boolean().describe("Whether changes after this page were left off."),
+      next_offset: z.number().nullable().describe("offset of the next page; null on the last."),
     }),
     annotations: READ,
     async run(ctx, args) {
       const workspace = await workspaceFor(ctx, args.workspace);
-      const diff = await ctx.afs.checkpoints.diff(workspace, args.base, args.target);
-      const { items, truncated } = capResults(ctx.limits, diff.changes);
-      return { ...diff, changes: items, truncated };
+      const offset = args.offset ?? 0;
+      const limit = Math.min(args.limit ?? ctx.limits.maxResults, ctx.limits.maxResults);
+      const diff = await ctx.afs.checkpoints.diff(workspace, args.base, args.target, { offset, limit });
+      const end = offset + diff.changes.length;
+      const truncated = end < diff.total;
+      return { ...diff, truncated, next_offset: truncated ? end : null };
     },
     text: (r) => {
       const { added, modified, deleted, renamed } = r.summary;
