@@ -4,6 +4,7 @@ import type { JSX } from "preact";
 import { Activity } from "./pages/activity.js";
 import { Approvals } from "./pages/approvals.js";
 import { checkpointsRoute, diffRoute, historyRoute } from "./pages/cps-routes.js";
+import { Files } from "./pages/files.js";
 import { NotFound } from "./pages/not-found.js";
 import { Search } from "./pages/search.js";
 import { Tokens } from "./pages/tokens.js";
@@ -36,7 +37,28 @@ const ROUTES: Matcher[] = [
   checkpointsRoute,
   diffRoute,
   historyRoute,
+  (parts, { query }) =>
+    parts[0] === "ws" && parts[1] !== undefined && (parts.length === 2 || parts[2] === "files")
+      ? filesRoute(parts[1], `/${parts.slice(3).join("/")}`, query)
+      : null,
 ];
+
+function filesRoute(workspace: string, path: string, query: URLSearchParams): Route {
+  const at = query.get("at") || null;
+  const line = Number.parseInt(query.get("line") ?? "", 10);
+  return {
+    title: `${path === "/" ? workspace : path}${at ? ` at ${at}` : ""}`,
+    view: (
+      <Files
+        key={`${workspace}\n${path}\n${at}`}
+        workspace={workspace}
+        path={path}
+        at={at}
+        line={line >= 1 ? line : null}
+      />
+    ),
+  };
+}
 
 export function routeOf(location: Location): Route {
   const parts = location.path

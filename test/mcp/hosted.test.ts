@@ -60,7 +60,7 @@ describe("hosted argument shapes", () => {
     expect(props.workspace?.description).toContain("local form");
     expect(props.name?.description).toContain("hosted form");
     const fork = schema("workspace_fork")?.properties as Record<string, { description?: string }>;
-    expect(Object.keys(fork).sort()).toEqual(["name", "new_workspace", "source", "workspace"]);
+    expect(Object.keys(fork).sort()).toEqual(["checkpoint", "name", "new_workspace", "source", "workspace"]);
     expect(fork.source?.description).toContain("hosted form");
     const get = schema("workspace_get")?.properties as Record<string, { description?: string }>;
     expect(get.workspace?.description).toBe("Workspace name or id.");

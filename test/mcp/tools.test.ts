@@ -37,7 +37,7 @@ describe.each(testStores())("afs mcp tools on %s", (store) => {
     const read = s.tools.find((t) => t.name === "file_read");
     expect(read?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     expect(read?.inputSchema.required).toEqual(["path"]);
-    expect(Object.keys(read?.inputSchema.properties ?? {})).toEqual(["path", "encoding", "workspace"]);
+    expect(Object.keys(read?.inputSchema.properties ?? {})).toEqual(["path", "encoding", "workspace", "checkpoint"]);
     const del = s.tools.find((t) => t.name === "file_delete");
     expect(del?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     for (const tool of s.tools) {

@@ -62,8 +62,12 @@ const FS_COMMANDS: Readonly<Record<string, () => Promise<Leaf>>> = {
         schema: op.listArgs,
         run: op.list,
         positionals: { path: "path" },
-        flags: { "--depth <n>": "depth" },
-        render: (r, _args, io) => listing(r.items, io),
+        flags: { "--depth <n>": "depth", "--limit <n>": "limit", "--cursor <cursor>": "cursor" },
+        render: (r, _args, io) => {
+          // The note goes to stderr so stdout stays the listing.
+          if (r.cursor) io.warn(`afs: more entries; continue with --cursor ${r.cursor}\n`);
+          return listing(r.items, io);
+        },
       });
   },
 

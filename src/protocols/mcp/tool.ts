@@ -118,6 +118,16 @@ export const workspaceArg = z
 export const onWorkspace = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape, z.core.$strict>) =>
   schema.extend({ workspace: workspaceArg });
 
+export const checkpointArg = z
+  .string()
+  .min(1)
+  .optional()
+  .describe("Read this checkpoint (by name, as checkpoint_list shows) instead of the live state; it is read-only.");
+
+/** A read operation's argument schema plus the optional workspace and checkpoint every file read tool takes. */
+export const onWorkspaceAt = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape, z.core.$strict>) =>
+  schema.extend({ workspace: workspaceArg, checkpoint: checkpointArg });
+
 /** The workspace a call acts on (see access/binding.ts), pointing MCP callers at workspace_list. */
 export const workspaceFor = (ctx: ToolContext, requested: string | undefined): Promise<string> =>
   workspaceForCall(ctx.afs, ctx, requested, "see workspace_list");

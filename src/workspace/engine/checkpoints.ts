@@ -2,6 +2,8 @@
 // to the live state.
 
 import { AfsError } from "../../core/errors.js";
+import type { Volume } from "../../volume/volume.js";
+import { CheckpointVolume } from "../checkpoint-volume.js";
 import {
   type CreateCheckpointOptions,
   createCheckpoint,
@@ -60,6 +62,13 @@ export class Checkpoints {
 
   delete(workspace: string, name: string): Promise<void> {
     return deleteCheckpoint(this.engine, workspace, name);
+  }
+
+  /** The checkpoint as a read-only Volume: the file operations read it as they read the live state. */
+  async volume(workspace: string, name: string): Promise<Volume> {
+    const cp = await getCheckpoint(this.engine, workspace, name);
+    const e = this.engine;
+    return new CheckpointVolume(e.store, e.trees, e.caches.blobs, workspace, cp.name, cp.root, cp.createdAt);
   }
 
   /**

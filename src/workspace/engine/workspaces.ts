@@ -110,13 +110,22 @@ export class Workspaces {
   }
 
   /** A new workspace starting from the source's live state (its uncommitted changes included). */
-  async fork(source: string, name: string, options: { description?: string } = {}): Promise<WorkspaceInfo> {
+  /** A new workspace starting from the source's live state, or from one of its checkpoints. */
+  async fork(
+    source: string,
+    name: string,
+    options: { description?: string; checkpoint?: string } = {},
+  ): Promise<WorkspaceInfo> {
     checkName("workspace", name);
-    const { root, head } = await liveRoot(this.engine, source);
+    const { root, head } =
+      options.checkpoint === undefined
+        ? await liveRoot(this.engine, source)
+        : await getCheckpoint(this.engine, source, options.checkpoint).then((cp) => ({ root: cp.root, head: cp.id }));
+    const from = options.checkpoint === undefined ? source : `${source} at ${options.checkpoint}`;
     return createWithRoot(this.engine, name, root, {
       kind: "fork",
       parent: head,
-      description: options.description ?? `fork of ${source}`,
+      description: options.description ?? `fork of ${from}`,
     });
   }
 

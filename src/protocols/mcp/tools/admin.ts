@@ -1,10 +1,13 @@
 // Status and workspace lifecycle tools: afs_status (stdio), workspace_list/create/fork, and the
 // HTTP control plane's workspace_get/delete. create and fork take the local argument shape and the
 // hosted control plane's (the reference's), one schema each; get and delete take a name or an id.
+import { hostname } from "node:os";
 import { z } from "zod";
-import { AfsError } from "../../../core/errors.js";
+import { AfsError, isAfsError } from "../../../core/errors.js";
+import type { EventRecord } from "../../../core/event.js";
 import { mountListing } from "../../../mounts/listing-schema.js";
-import { describeMount, listMounts } from "../../../mounts/live.js";
+import { describeMount, listMounts, type MountListing } from "../../../mounts/live.js";
+import type { Afs } from "../../../workspace/afs.js";
 import type { WorkspaceInfo } from "../../../workspace/info.js";
 import { workspaceInfo } from "../schemas.js";
 import { ADDITIVE, defineTool, READ, type Tool } from "../tool.js";
@@ -17,6 +20,41 @@ const asResult = (info: WorkspaceInfo) => ({ workspace: info.name, ...info });
 
 const describe = (r: z.infer<typeof workspaceResult>): string =>
   `workspace ${r.workspace}: head ${r.head}, revision ${r.revision}${r.dirty ? ", live changes not yet checkpointed" : ""}`;
+
+const lastEvent = z
+  .object({
+    seq: z.number(),
+    op: z.string(),
+    path: z.string(),
+    actor: z.string(),
+    surface: z.string(),
+    time: z.string().describe("ISO time."),
+  })
+  .nullable()
+  .describe("The newest event in the workspace's log: what changed last, who did it and when (null: none).");
+
+const listedWorkspace = workspaceInfo.extend({
+  last_event: lastEvent,
+  mounts: z
+    .array(mountListing)
+    .describe(
+      "Directories on this machine (machine) kept in step with the workspace; other machines' mounts are not known here.",
+    ),
+});
+
+/** The newest event of a workspace: one read of the log's tail (null when it has none, or is gone by now). */
+async function newestEvent(afs: Afs, workspace: string): Promise<z.infer<typeof lastEvent>> {
+  let e: EventRecord | undefined;
+  try {
+    [e] = await afs.events.recent(workspace, { limit: 1 });
+  } catch (err) {
+    if (isAfsError(err) && err.code === "NOT_FOUND") return null;
+    throw err;
+  }
+  return e
+    ? { seq: e.seq, op: e.op, path: e.path, actor: e.actor, surface: e.surface, time: new Date(e.time).toISOString() }
+    : null;
+}
 
 export const adminTools: readonly Tool[] = [
   defineTool({
@@ -64,13 +102,30 @@ export const adminTools: readonly Tool[] = [
     title: "List workspaces",
     family: "admin-read",
     description:
-      "List the workspaces: name, id, description, head checkpoint, whether the live state has uncheckpointed changes, and the slug of each template (pass it to workspace_create as template_slug).",
+      "List the workspaces: name, id, description, head checkpoint, whether the live state has uncheckpointed changes, the slug of each template (pass it to workspace_create as template_slug), the last event (what changed, who, when), and the directories this machine keeps in step with it (mounts).",
     input: z.strictObject({}),
-    output: z.object({ workspaces: z.array(workspaceInfo), current: z.string().nullable() }),
+    output: z.object({
+      workspaces: z.array(listedWorkspace),
+      current: z.string().nullable(),
+      machine: z.string().describe("The host name of the machine that answered; mounts are this machine's."),
+    }),
     annotations: READ,
     async run(ctx) {
-      const [workspaces, current] = await Promise.all([ctx.afs.workspaces.list(), ctx.afs.workspaces.current()]);
-      return { workspaces, current };
+      const [workspaces, current, mounts] = await Promise.all([
+        ctx.afs.workspaces.list(),
+        ctx.afs.workspaces.current(),
+        listMounts(ctx.afs),
+      ]);
+      const byWorkspace = new Map<string, MountListing[]>();
+      for (const m of mounts) byWorkspace.set(m.workspace, [...(byWorkspace.get(m.workspace) ?? []), m]);
+      const listed = await Promise.all(
+        workspaces.map(async (w) => ({
+          ...w,
+          last_event: await newestEvent(ctx.afs, w.name),
+          mounts: byWorkspace.get(w.name) ?? [],
+        })),
+      );
+      return { workspaces: listed, current, machine: hostname() };
     },
     text: (r) =>
       r.workspaces.length === 0
@@ -126,7 +181,7 @@ export const adminTools: readonly Tool[] = [
     title: "Fork a workspace",
     family: "admin-write",
     description:
-      "Fork a workspace into a new one that starts from the source's live state (uncheckpointed changes included), for a second line of work. The source is not changed. Takes the local arguments {workspace, new_workspace} or the hosted control plane's {source, name}.",
+      "Fork a workspace into a new one that starts from the source's live state (uncheckpointed changes included), or from one of its checkpoints with checkpoint, for a second line of work. The source is not changed. Takes the local arguments {workspace, new_workspace} or the hosted control plane's {source, name}.",
     input: z.strictObject({
       workspace: workspaceName.optional().describe("Source workspace (local form; required unless source is given)."),
       new_workspace: workspaceName
@@ -134,12 +189,19 @@ export const adminTools: readonly Tool[] = [
         .describe("Name of the new workspace (local form; required unless name is given)."),
       source: workspaceName.optional().describe("Source workspace (hosted form; the same as workspace)."),
       name: workspaceName.optional().describe("Name of the new workspace (hosted form; the same as new_workspace)."),
+      checkpoint: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Start from this checkpoint of the source (checkpoint_list) instead of its live state."),
     }),
     output: workspaceResult.extend({ source: z.string(), created: z.boolean() }),
     annotations: ADDITIVE,
     async run(ctx, args) {
       const source = oneOf(args, "workspace", "source");
-      const info = await ctx.afs.workspaces.fork(source, oneOf(args, "new_workspace", "name"));
+      const info = await ctx.afs.workspaces.fork(source, oneOf(args, "new_workspace", "name"), {
+        ...(args.checkpoint === undefined ? {} : { checkpoint: args.checkpoint }),
+      });
       return { ...asResult(info), source, created: true };
     },
     text: (r) => `forked ${r.source} into ${describe(r)}`,

@@ -5,7 +5,7 @@ import { capResults, checkRangeRead, checkWholeRead } from "../../../access/limi
 import * as ops from "../../../ops/index.js";
 import type { Stat } from "../../../volume/volume.js";
 import { entryItem } from "../schemas.js";
-import { defineTool, onWorkspace, READ, type Tool } from "../tool.js";
+import { defineTool, onWorkspaceAt, READ, type Tool } from "../tool.js";
 import { openVolume, searchIndexes } from "./volume.js";
 
 const readOutput = z.object({
@@ -32,7 +32,15 @@ const linesOutput = z.object({
 
 const truncated = z.boolean().describe("True when more entries matched than the result holds; narrow the request.");
 
-const listOutput = z.object({ path: z.string(), items: z.array(entryItem), truncated });
+const listOutput = z.object({
+  path: z.string(),
+  items: z.array(entryItem),
+  truncated,
+  cursor: z
+    .string()
+    .optional()
+    .describe("Present when truncated: pass it as cursor, with the same path and depth, for the next page."),
+});
 const globOutput = z.object({
   count: z.number().describe("How many entries matched in all (items may hold fewer)."),
   items: z.array(entryItem),
@@ -126,8 +134,8 @@ export const fileReadTools: readonly Tool[] = [
     title: "Read a file",
     family: "file-read",
     description:
-      "Read a whole file (or a symlink's target text) from the workspace's live state. Returns the content and its sha256, which you can pass as expected_sha256 to an edit. For part of a large file use file_lines; to find files use file_list or file_glob; to search contents use file_grep or file_query.",
-    input: onWorkspace(ops.readArgs),
+      "Read a whole file (or a symlink's target text) from the workspace's live state, or from a checkpoint with checkpoint. Returns the content and its sha256, which you can pass as expected_sha256 to an edit. For part of a large file use file_lines; to find files use file_list or file_glob; to search contents use file_grep or file_query.",
+    input: onWorkspaceAt(ops.readArgs),
     output: readOutput,
     annotations: READ,
     async run(ctx, input) {
@@ -149,7 +157,7 @@ export const fileReadTools: readonly Tool[] = [
     family: "file-read",
     description:
       "Read lines start..end (1-based, inclusive; end -1 or omitted = end of file) of a text file. Use it for large files and to look at the place you are about to edit. Returns total_lines and the whole file's sha256.",
-    input: onWorkspace(ops.linesArgs),
+    input: onWorkspaceAt(ops.linesArgs),
     output: linesOutput,
     annotations: READ,
     async run(ctx, input) {
@@ -167,16 +175,22 @@ export const fileReadTools: readonly Tool[] = [
     title: "List a directory",
     family: "file-read",
     description:
-      "List the entries of a directory (depth 1 by default; more levels with depth). Each item has path, name, kind (file, dir, symlink), size and modified_at.",
-    input: onWorkspace(ops.listArgs),
+      "List the entries of a directory (depth 1 by default; more levels with depth), directories first, then by name. Each item has path, name, kind (file, dir, symlink), size and modified_at. A large directory comes a page at a time: page with limit and cursor. With checkpoint, lists that checkpoint instead of the live state.",
+    input: onWorkspaceAt(ops.listArgs),
     output: listOutput,
     annotations: READ,
     async run(ctx, input) {
       const { volume, args } = await openVolume(ctx, input);
-      const result = await ops.list(volume, args);
-      return { path: result.path, ...capResults(ctx.limits, result.items) };
+      // The session's result cap is the most one page may hold; the cursor pages on past it.
+      const limit = Math.min(args.limit ?? ctx.limits.maxResults, ctx.limits.maxResults);
+      const { path, items, cursor } = await ops.list(volume, { ...args, limit });
+      return { path, items, truncated: cursor !== undefined, ...(cursor ? { cursor } : {}) };
     },
-    text: (r) => (r.items.length === 0 ? `${r.path} is empty` : listing(r.items)) + more(r.truncated),
+    text: (r) =>
+      (r.items.length === 0 ? `${r.path} is empty` : listing(r.items)) +
+      (r.cursor
+        ? `\n(truncated: more entries than shown; pass cursor ${JSON.stringify(r.cursor)} with the same arguments for the next page)`
+        : ""),
   }),
 
   defineTool({
@@ -185,7 +199,7 @@ export const fileReadTools: readonly Tool[] = [
     family: "file-read",
     description:
       'Find files (or directories with kind "dir") whose name matches a glob such as "*.go", recursively below path; a pattern with a "/" matches the whole relative path instead ("src/**/*.test.ts"). Hidden files are included. Use it to discover files by name, not to search contents.',
-    input: onWorkspace(ops.globArgs),
+    input: onWorkspaceAt(ops.globArgs),
     output: globOutput,
     annotations: READ,
     async run(ctx, input) {
@@ -202,7 +216,7 @@ export const fileReadTools: readonly Tool[] = [
     family: "file-read",
     description:
       "Search text files for lines matching a pattern: a fixed string by default, or a glob or RE2 regexp. Returns matching lines (path, line, text, with before/after lines on request), or only file paths (files_with_matches), or counts per file (count), in path then line order. Narrow with include/exclude globs; page with limit and cursor. Use it when you know the exact text; for a concept use file_query.",
-    input: onWorkspace(ops.grepArgs),
+    input: onWorkspaceAt(ops.grepArgs),
     output: grepOutput,
     annotations: READ,
     async run(ctx, input) {
@@ -231,7 +245,7 @@ export const fileReadTools: readonly Tool[] = [
     family: "file-read",
     description:
       'Find the places most relevant to a question or concept when you do not know the exact text. Ranks files (one result each: its best chunk, with path, start_line, end_line, score, snippet) by keyword relevance (BM25) fused with semantic similarity when an embedding provider is configured. Plain text works; a typed query document sharpens it: one clause per line, lex: (exact words, "phrases", -excluded), vec: (a question), hyde: (a passage that would answer it), intent: (what it is for). Follow up with file_lines on a result. For exact text use file_grep.',
-    input: onWorkspace(ops.queryArgs),
+    input: onWorkspaceAt(ops.queryArgs),
     output: queryOutput,
     annotations: READ,
     async run(ctx, input) {

@@ -15,7 +15,7 @@ async function mutate<A extends { workspace?: string | undefined }, R extends Mu
   ctx: ToolContext,
   operation: string,
   input: A,
-  op: (volume: Volume, args: Omit<A, "workspace">) => Promise<R>,
+  op: (volume: Volume, args: Omit<A, "workspace" | "checkpoint">) => Promise<R>,
 ) {
   const { workspace, volume, args } = await openVolume(ctx, input);
   return mutation(ctx, operation, workspace, await op(volume, args));

@@ -4,14 +4,21 @@ import type { SearchIndexes } from "../../../search/indexes.js";
 import type { MutationResult, Volume } from "../../../volume/volume.js";
 import { type ToolContext, workspaceFor } from "../tool.js";
 
-/** Splits off the workspace argument and opens that workspace's live state. */
-export async function openVolume<A extends { workspace?: string | undefined }>(
+/**
+ * Splits off the workspace (and, for the read tools, checkpoint) arguments and opens that
+ * workspace's live state, or the checkpoint, read-only.
+ */
+export async function openVolume<A extends { workspace?: string | undefined; checkpoint?: string | undefined }>(
   ctx: ToolContext,
   input: A,
-): Promise<{ workspace: string; volume: Volume; args: Omit<A, "workspace"> }> {
-  const { workspace: requested, ...args } = input;
+): Promise<{ workspace: string; volume: Volume; args: Omit<A, "workspace" | "checkpoint"> }> {
+  const { workspace: requested, checkpoint, ...args } = input;
   const workspace = await workspaceFor(ctx, requested);
-  return { workspace, volume: await ctx.afs.workspaces.volume(workspace, ctx.actor, "mcp"), args };
+  const volume =
+    checkpoint === undefined
+      ? await ctx.afs.workspaces.volume(workspace, ctx.actor, "mcp")
+      : await ctx.afs.checkpoints.volume(workspace, checkpoint);
+  return { workspace, volume, args };
 }
 
 /** The home's search indexes (keyed by content, so one pair serves every workspace). */
