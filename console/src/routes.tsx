@@ -45,7 +45,9 @@ const ROUTES: Matcher[] = [
 
 function filesRoute(workspace: string, path: string, query: URLSearchParams): Route {
   const at = query.get("at") || null;
-  const line = Number.parseInt(query.get("line") ?? "", 10);
+  // ?line=N, or #LN / #LN-LM as search results and shared links put it (GitHub's form).
+  const hashed = /^#L(\d+)/.exec(window.location.hash)?.[1];
+  const line = Number.parseInt(query.get("line") ?? hashed ?? "", 10);
   return {
     title: `${path === "/" ? workspace : path}${at ? ` at ${at}` : ""}`,
     view: (

@@ -351,6 +351,8 @@ describe("search", () => {
 
     await page.getByTitle("open at line 3").first().click();
     await page.waitForURL(/\/ws\/demo\/files\/src\/app\.ts#L3$/);
+    // The viewer marks the line the hit named.
+    expect(await page.locator("tr.target").getAttribute("id")).toBe("L3");
     await page.goBack();
     await page.getByText("2 matching lines in 2 files").waitFor();
     expect(problems).toEqual([]);
