@@ -78,7 +78,13 @@ async function exercise(client: Client, ws: string, path: string) {
 
   const wrote = await call(client, "file_write", { path, content: "hello\n" });
   expect(wrote.isError ?? false).toBe(false);
-  expect(wrote.structuredContent).toMatchObject({ operation: "file_write", workspace: ws, path, kind: "file", size: 6 });
+  expect(wrote.structuredContent).toMatchObject({
+    operation: "file_write",
+    workspace: ws,
+    path,
+    kind: "file",
+    size: 6,
+  });
   const back = await call(client, "file_read", { path });
   expect(back.structuredContent).toMatchObject({ path, content: "hello\n" });
   expect(await read(await h.afs.workspaces.volume(ws), { path })).toMatchObject({ content: "hello\n" });

@@ -6,8 +6,6 @@
 import type { Transport as V1Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { classifyInboundRequest, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
-import { createModernServer } from "./modern.js";
-import { createMcpServer } from "./server.js";
 import type { McpSessionOptions } from "./session.js";
 
 export interface StdioServing {
@@ -31,11 +29,14 @@ export function serveStdioBothEras(options: McpSessionOptions): StdioServing {
   wire.onerror = (e) => opening.onerror?.(e);
   const era = opening.first.then(async (message) => {
     const route = classifyInboundRequest({ httpMethod: "POST", body: message });
+    // Only the chosen revision's server is loaded: a session never needs both SDKs' servers.
     if (route.kind === "legacy") {
+      const { createMcpServer } = await import("./server.js");
       // SDK v1 and v2 share the Transport contract; only their message types are nominally apart.
       await createMcpServer(options).connect(opening as unknown as V1Transport);
       return "legacy" as const;
     }
+    const { createModernServer } = await import("./modern.js");
     serveStdio(() => createModernServer(options), {
       transport: opening,
       legacy: "reject",
