@@ -137,14 +137,24 @@ async function serveModern(
     extra: { session },
   };
   const response = await handler.fetch(request, { parsedBody: parsed, authInfo });
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (!response.body) {
-    res.end();
+  const replyHeaders = Object.fromEntries(response.headers);
+  // An SSE stream (subscriptions/listen, a call that notifies) is passed on as it comes; anything
+  // else is one JSON body, sent whole with its length.
+  if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const whole = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...replyHeaders, "Content-Length": whole.length });
+    res.end(whole);
     return;
   }
+  res.writeHead(response.status, replyHeaders);
   const stream = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
   res.once("close", () => stream.destroy());
-  for await (const chunk of stream) res.write(chunk);
+  try {
+    for await (const chunk of stream) res.write(chunk);
+  } catch (e) {
+    // The client closing a stream it no longer wants (a subscription) is how such streams end.
+    if (!res.destroyed) throw e;
+  }
   res.end();
 }
 
