@@ -133,6 +133,15 @@ describe("afs mcp (stdio), SDK v2 client", () => {
   }
 });
 
+describe("afs mcp (stdio), a negotiating SDK v2 client", () => {
+  it("settles on 2026-07-28 through its server/discover probe", async () => {
+    const client = await overStdio(["--workspace", "demo", "--profile", "workspace-ro"], "auto");
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const got = await call(client, "file_read", { path: "/readme.md" });
+    expect(got.structuredContent).toMatchObject({ content: "# demo\n" });
+  });
+});
+
 // The 2026-07-28 wire, as a client without the SDK sends it.
 const ENVELOPE = {
   "io.modelcontextprotocol/protocolVersion": MODERN,
