@@ -3,6 +3,5 @@
 // module not exported through package.json `exports` may change at any time.
 export { DEFAULT_LIMITS, type Limits, resolveLimits } from "../access/limits.js";
 export { DEFAULT_PROFILE, PROFILES, type Profile, parseProfile } from "../access/profiles.js";
-export { createModernServer, type ModernSurface } from "../protocols/mcp/modern.js";
 export { createMcpServer, type McpSessionOptions } from "../protocols/mcp/server.js";
 export type { TransportKind } from "../protocols/mcp/tool.js";
