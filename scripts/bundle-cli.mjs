@@ -15,7 +15,8 @@ import { build } from "esbuild";
 const OUT = "dist/cli";
 
 // Earlier builds' bundles, caches and chunks: names carry a content hash, so they would pile up.
-for (const name of readdirSync(OUT)) if (/^(chunk-.*\.js|(afs|lib)-.*\.cjs(\..*)?)$/.test(name)) rmSync(join(OUT, name));
+for (const name of readdirSync(OUT))
+  if (/^(chunk-.*\.js|(afs|lib)-.*\.cjs(\..*)?)$/.test(name)) rmSync(join(OUT, name));
 
 /**
  * zod's namespace re-exports every locale (`z.locales`, ~120 modules, a third of zod's code), which
@@ -159,7 +160,11 @@ await build({
   platform: "node",
   target: "node20",
   banner: { js: `"use strict";\nconst __bootUrl = require("node:url").pathToFileURL(__filename).href;` },
-  define: { AFS_BUNDLE: JSON.stringify(bundle), AFS_LIBRARIES: JSON.stringify(libraryFiles), "import.meta.url": "__bootUrl" },
+  define: {
+    AFS_BUNDLE: JSON.stringify(bundle),
+    AFS_LIBRARIES: JSON.stringify(libraryFiles),
+    "import.meta.url": "__bootUrl",
+  },
   logLevel: "warning",
 });
 
@@ -174,7 +179,10 @@ try {
   const base = { ...process.env, AFS_HOME: home, XDG_CACHE_HOME: home, AFS_DAEMON: "off" };
   for (const key of ["AFS_STORE", "AFS_WORKSPACE", "AFS_WRITE_CODE_CACHE"]) delete base[key];
   const afs = (args, env = {}) => {
-    const r = spawnSync(process.execPath, [join(OUT, "main.js"), ...args], { env: { ...base, ...env }, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(OUT, "main.js"), ...args], {
+      env: { ...base, ...env },
+      encoding: "utf8",
+    });
     if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed while writing the code cache: ${r.stderr}`);
   };
   afs(["ws", "create", "cache"]);

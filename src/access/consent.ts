@@ -30,14 +30,17 @@ export interface ConsentDecision {
   approved: ApprovedPath[];
   /** Why nothing (or less) was granted, and how to allow it. */
   reason?: string;
+  /** The id the grant is to carry, when the provider keeps grants of its own (the console's). */
+  grantId?: string;
 }
 
 /** Turns a path as a person or policy wrote it (absolute host path or root-relative) into a key; null when outside every root. */
 export type Canonical = (path: string) => string | null;
 
 export interface ConsentProvider {
-  readonly kind: "allow" | "deny" | "policy" | "ask";
-  decide(request: ConsentRequest, canonical: Canonical): Promise<ConsentDecision>;
+  readonly kind: "allow" | "deny" | "policy" | "ask" | "console";
+  /** `signal` aborts when the request is cancelled or times out: a provider waiting on a person stops waiting. */
+  decide(request: ConsentRequest, canonical: Canonical, signal?: AbortSignal): Promise<ConsentDecision>;
   /** Whether a granted key is still allowed (a policy file narrowed meanwhile); absent: until revoked. */
   permits?(key: string, mode: ConsentMode, canonical: Canonical): Promise<boolean>;
   /** Listens for the policy changing, so running work can be checked again; returns an unsubscribe. */
@@ -171,8 +174,8 @@ export class Grants {
 
   constructor(readonly provider: ConsentProvider) {}
 
-  add(server: string, paths: ApprovedPath[]): Grant {
-    const grant: Grant = { id: randomUUID(), server, paths, time: Date.now() };
+  add(server: string, paths: ApprovedPath[], id: string = randomUUID()): Grant {
+    const grant: Grant = { id, server, paths, time: Date.now() };
     const list = this.byServer.get(server) ?? [];
     list.push(grant);
     this.byServer.set(server, list);

@@ -7,7 +7,9 @@ import { stat } from "node:fs/promises";
 import { createInterface, type Interface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ApprovalQueue, whereToDecide } from "../access/approval-queue.js";
 import { type ApprovalRequest, Approvals, parseApprovalMode } from "../access/approvals.js";
+import { consoleApprovals } from "../access/console-approvals.js";
 import { resolveLimits } from "../access/limits.js";
 import { AfsError } from "../core/errors.js";
 import { AcpClient } from "../protocols/acp/client.js";
@@ -69,11 +71,26 @@ export async function runAcp(
   });
   const rl = terminal ? createInterface({ input: stdin, output: sinkStream(io.invocation.stderr) }) : null;
   const note = (text: string): void => io.warn(`afs: ${text}\n`);
+  // --approve console: each question waits in the store for a person in the afs console.
+  const inConsole =
+    mode === "console"
+      ? consoleApprovals(new ApprovalQueue(afs.approvals), {
+          process: "afs acp",
+          agent: () => client.agentName,
+          workspace: session.workspace,
+          roots: [dir],
+          onWaiting: (id, title) =>
+            note(`${title}: ${whereToDecide(afs.settings.env.AFS_CONSOLE_URL)} (request ${id})`),
+        })
+      : null;
   const approvals = new Approvals(mode, {
     ...(mode === "ask" ? { ask: (request: ApprovalRequest) => askOnTerminal(rl, request, io) } : {}),
+    ...(inConsole ? { ask: inConsole.ask } : {}),
     // Every decision leaves a line: the audit trail of what the agent was let do.
     onDecision: (d) =>
-      note(`${d.allowed ? "allowed" : "refused"} ${d.title} (${d.by === "policy" ? `--approve ${mode}` : d.by})`),
+      note(
+        `${d.allowed ? "allowed" : "refused"} ${d.title} (${d.by === "policy" ? `--approve ${mode}` : d.by})${d.note ? `: ${d.note}` : ""}`,
+      ),
   });
   const files = new AcpFiles({
     limits: resolveLimits({}, afs.settings.env),
@@ -86,12 +103,14 @@ export async function runAcp(
   const view = new TurnView(io.write);
   const agent = await startAgent(command, dir, { ...io.env }).catch(async (e: unknown) => {
     rl?.close();
+    await inConsole?.close();
     await session.close();
     throw e;
   });
   const client = AcpClient.connect(agent.stream, { files, approvals, onUpdate: (n) => view.update(n) });
   const stopAll = async (): Promise<void> => {
     rl?.close();
+    await inConsole?.close();
     client.close();
     await agent.stop();
     await session.close();

@@ -30,6 +30,7 @@ const GROUPS: Readonly<Record<string, (sub: string | undefined) => Promise<Regis
   migrate: async () => (await import("./commands/migrate.js")).registerMigrate,
   mcp: async () => (await import("./commands/mcp.js")).registerMcp,
   serve: async () => (await import("./commands/serve.js")).registerServe,
+  console: async () => (await import("./commands/serve.js")).registerServe,
   token: async () => (await import("./commands/token.js")).registerTokenCommands,
   acp: async () => (await import("./commands/acp.js")).registerAcp,
   broker: async () => (await import("./commands/broker.js")).registerBroker,

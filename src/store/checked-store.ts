@@ -5,6 +5,7 @@
 import type { Entry } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import type { ApprovalRecord } from "./approvals.js";
 import { type ByteRange, checkRanges } from "./chunking.js";
 import { checkDump } from "./dump.js";
 import type { OnRepackProgress, RepackResult } from "./repack.js";
@@ -279,5 +280,31 @@ class CheckedStore implements Store {
 
   revokeToken(id: string, at: number): Promise<boolean> {
     return this.call((d) => d.revokeToken(id, at));
+  }
+
+  // --- approvals -----------------------------------------------------------------------------
+
+  putApproval(approval: { id: string; createdAt: number; request: string }): Promise<void> {
+    return this.call((d) => d.putApproval(approval));
+  }
+
+  getApproval(id: string): Promise<ApprovalRecord | null> {
+    return this.call((d) => d.getApproval(id));
+  }
+
+  listApprovals(): Promise<ApprovalRecord[]> {
+    return this.call((d) => d.listApprovals());
+  }
+
+  decideApproval(id: string, decision: string): Promise<boolean> {
+    return this.call((d) => d.decideApproval(id, decision));
+  }
+
+  revokeApproval(id: string, at: number): Promise<boolean> {
+    return this.call((d) => d.revokeApproval(id, at));
+  }
+
+  deleteApprovals(ids: readonly string[]): Promise<number> {
+    return ids.length === 0 ? this.call(async () => 0) : this.call((d) => d.deleteApprovals(ids));
   }
 }

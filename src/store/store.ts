@@ -6,6 +6,7 @@
 import type { Entry } from "../core/entry.js";
 import type { EventFollower, EventInput, EventRecord } from "../core/event.js";
 import type { Hash } from "../core/hash.js";
+import type { ApprovalStore } from "./approvals.js";
 import type { ByteRange } from "./chunking.js";
 import type { OnRepackProgress, RepackResult } from "./repack.js";
 import type { TokenStore } from "./tokens.js";
@@ -83,8 +84,11 @@ export interface WorkspaceDump {
   events: EventRecord[];
 }
 
-/** Tokens (tokens.ts) are part of every Store, so all `afs serve` processes share them. */
-export interface Store extends TokenStore {
+/**
+ * Tokens (tokens.ts) and approvals (approvals.ts) are part of every Store, so all `afs serve`
+ * processes share them, and a request asked on one machine is answered from any.
+ */
+export interface Store extends TokenStore, ApprovalStore {
   readonly url: string;
   close(): Promise<void>;
 

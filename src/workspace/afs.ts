@@ -5,6 +5,7 @@ import { userInfo } from "node:os";
 import { type Env, readSettings, type Settings, storeUrlFrom } from "../core/settings.js";
 import { openStore } from "../store/open.js";
 import { locate } from "./config.js";
+import { ApprovalRecords } from "./engine/approvals.js";
 import { Checkpoints } from "./engine/checkpoints.js";
 import { createEngine, type Engine } from "./engine/engine.js";
 import { Events } from "./engine/events.js";
@@ -19,6 +20,7 @@ import type { MigrateOptions } from "./migrate.js";
 import { EMPTY_TREE, EMPTY_TREE_DATA } from "./tree.js";
 import { VERSION } from "./version.js";
 
+export type { ApprovalRecord, ApprovalRegistry } from "./engine/approvals.js";
 export type { DiffResult } from "./engine/checkpoints.js";
 export type { EventFilter, EventFollower, EventPage, EventRecord } from "./engine/events.js";
 export type {
@@ -63,6 +65,8 @@ export class Afs {
   readonly indexes: Indexes;
   readonly maintenance: Maintenance;
   readonly mounts: Mounts;
+  /** Requests waiting for a person (access/approval-queue.ts reads and answers them). */
+  readonly approvals: ApprovalRecords;
   readonly #engine: Engine;
 
   private constructor(engine: Engine) {
@@ -75,6 +79,7 @@ export class Afs {
     this.indexes = new Indexes(engine, this.workspaces);
     this.maintenance = new Maintenance(engine, this.workspaces);
     this.mounts = new Mounts(engine);
+    this.approvals = new ApprovalRecords(engine);
     registerEngine(this, engine);
   }
 

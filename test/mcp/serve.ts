@@ -21,7 +21,7 @@ export async function serve(h: Home, args: readonly string[] = [], env: Record<s
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
-      const found = /listening on (\S+)/.exec(stderr);
+      const found = /listening on (\S+\/mcp)\b/.exec(stderr);
       if (found?.[1]) resolve(found[1]);
     });
     void exited.then((code) => reject(new Error(`afs serve exited ${code}: ${stderr}`)));

@@ -5,6 +5,7 @@
 import { stat } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import type { Command } from "commander";
+import { ApprovalQueue, whereToDecide } from "../../access/approval-queue.js";
 import { AuditLog } from "../../access/audit.js";
 import {
   type AskConsent,
@@ -14,6 +15,7 @@ import {
   denyConsent,
   policyFileConsent,
 } from "../../access/consent.js";
+import { consoleConsent } from "../../access/console-approvals.js";
 import { AfsError } from "../../core/errors.js";
 import { ndjsonChannel } from "../../protocols/broker/channel.js";
 import { BrokerHost } from "../../protocols/broker/host.js";
@@ -33,12 +35,30 @@ interface BrokerFlags {
   timeout?: string;
 }
 
+/** What a --consent word is made from: the terminal/elicitation ask, the store (for console), a note line. */
+interface ConsentInputs {
+  ask: AskConsent;
+  afs: Afs | undefined;
+  note: (line: string) => void;
+}
+
 /** --consent words; anything else is a policy file path. */
-const CONSENT_MODES: Readonly<Record<string, (ask: AskConsent) => ConsentProvider>> = {
+const CONSENT_MODES: Readonly<Record<string, (inputs: ConsentInputs) => ConsentProvider>> = {
   allow: () => allowConsent(),
   deny: () => denyConsent(),
-  ask: (ask) => askConsent(ask),
+  ask: ({ ask }) => askConsent(ask),
+  console: ({ afs, note }) => {
+    if (!afs) throw new AfsError("INTERNAL", "--consent console needs the store");
+    return consoleConsent(new ApprovalQueue(afs.approvals), {
+      process: "afs broker",
+      onWaiting: (id, title) =>
+        note(`afs broker: ${title}: ${whereToDecide(afs.settings.env.AFS_CONSOLE_URL)} (request ${id})`),
+    });
+  },
 };
+
+/** Modes that keep their questions in the store, so the broker opens it even without a workspace root. */
+const STORE_MODES = new Set(["console"]);
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -49,7 +69,7 @@ export function registerBroker(program: Command, io: Io): void {
     .option("--root <spec>", "a root the server may use: DIR[:ro] or afs:WORKSPACE[:ro] (repeatable)", collect)
     .option(
       "--consent <mode>",
-      "what files/consent answers: allow, deny, ask (an elicitation form, else the terminal), or POLICY.json",
+      "what files/consent answers: allow, deny, ask (an elicitation form, else the terminal), console (a person in the afs console, through the store), or POLICY.json",
       "ask",
     )
     .option("--audit <file>", "append one JSON line per file operation (never content) to this file")
@@ -66,11 +86,14 @@ async function runBroker(command: string[], flags: BrokerFlags, cmd: Command, io
   let proxy: BrokerProxy | null = null;
   const ask: AskConsent = async (request) =>
     proxy ? proxy.ask({ message: request.message, paths: [...request.paths], hostPaths: [...request.hostPaths] }) : [];
-  const consent = (CONSENT_MODES[flags.consent] ?? (() => policyFile(flags.consent, io.cwd)))(ask);
-  if (consent.kind === "policy") await policyExists(flags.consent, io.cwd);
-  // A workspace root needs the store; a broker of plain directories never opens (or creates) one.
+  const named = CONSENT_MODES[flags.consent];
+  const policy = named ? null : policyFile(flags.consent, io.cwd);
+  if (policy) await policyExists(flags.consent, io.cwd);
+  const mode = named ?? (() => policy as ConsentProvider);
+  // A workspace root or console consent needs the store; a broker of plain directories never opens (or creates) one.
   const run = async (afs: Afs | undefined): Promise<void> => {
     let host: BrokerHost | null = null;
+    const consent = mode({ ask, afs, note });
     try {
       host = await BrokerHost.open({
         ...(afs ? { afs } : {}),
@@ -127,10 +150,13 @@ async function runBroker(command: string[], flags: BrokerFlags, cmd: Command, io
         process.stdin.destroy();
       }
     } finally {
-      await host?.close();
+      if (host) await host.close();
+      else consent.close?.();
+      // Console grants end in the store with the broker, so the console stops listing them.
+      if ("closed" in consent && typeof consent.closed === "function") await consent.closed();
     }
   };
-  if (roots.some((r) => r.workspace !== undefined)) await io.withAfs(cmd, run);
+  if (roots.some((r) => r.workspace !== undefined) || STORE_MODES.has(flags.consent)) await io.withAfs(cmd, run);
   else await run(undefined);
 }
 

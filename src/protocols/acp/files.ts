@@ -173,12 +173,12 @@ export class AcpFiles {
       session: params.sessionId,
       title: `write ${at.host}`,
       paths: [at.host],
-      ...(this.options.approvals.mode === "ask" ? { diff: unifiedPatch(at.host, before, after) } : {}),
+      ...(this.options.approvals.asks ? { diff: unifiedPatch(at.host, before, after) } : {}),
     });
     if (!decision.allowed) {
       throw new AfsError(
         "PERMISSION_DENIED",
-        `writing ${at.host} was refused (approval: ${this.options.approvals.mode}); the file is unchanged`,
+        `writing ${at.host} was refused (approval: ${this.options.approvals.mode}${decision.note ? `: ${decision.note}` : ""}); the file is unchanged`,
         { path: at.host },
       );
     }

@@ -41,6 +41,7 @@ export async function consentFor(
       hostPaths: asked.map((t) => (t.root.dir ? join(t.root.dir, ...segments(t.path)) : null)),
     },
     gate.canonical,
+    ctx.signal,
   );
   ctx.signal.throwIfAborted();
   const approved: ApprovedPath[] = [];
@@ -53,7 +54,7 @@ export async function consentFor(
   if (approved.length === 0) {
     return { granted: false, approvedPaths: [], message: decision.reason ?? "the request was not granted" };
   }
-  const grant = gate.grants.add(ctx.server, approved);
+  const grant = gate.grants.add(ctx.server, approved, decision.grantId);
   ctx.note.consentId = grant.id;
   const shown = approved.map((a) => {
     const root = gate.roots.find((r) => covers(r.name, a.path)) as BrokerRoot;

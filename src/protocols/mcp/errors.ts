@@ -1,8 +1,9 @@
 // The MCP error edge: anything a tool call throws becomes one isError result with a one-line text
-// for the model and structuredContent {error: {code, message, details?}}, whatever the transport.
+// for the model and structuredContent {error: {code, message, details?}}, whatever the transport;
+// anything a resource request throws becomes one JSON-RPC error from RPC_CODES.
 // Where the error points next, it names an MCP tool the session has, never a CLI command.
 import { ZodError } from "zod";
-import { AfsError, type NextStep, toAfsError, withNextStep } from "../../core/errors.js";
+import { AfsError, type ErrorCode, type NextStep, toAfsError, withNextStep } from "../../core/errors.js";
 import { issuesText } from "../../core/schema-issues.js";
 import type { ToolError } from "./schemas.js";
 
@@ -64,4 +65,43 @@ function jsonSafe(details: Record<string, unknown>): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/**
+ * JSON-RPC error codes for the requests that answer with a protocol error rather than an isError
+ * result (resources/*). Everything the caller can fix is -32602, which 2026-07-28 names for a
+ * missing resource; server-side failures are -32603. The afs code travels in `data.code`.
+ */
+export const RPC_CODES: Readonly<Record<ErrorCode, number>> = {
+  NOT_FOUND: -32602,
+  ALREADY_EXISTS: -32602,
+  PERMISSION_DENIED: -32602,
+  INVALID_PATH: -32602,
+  INVALID_ARGUMENT: -32602,
+  QUOTA_EXCEEDED: -32602,
+  CONFLICT: -32603,
+  TIMEOUT: -32603,
+  IO_ERROR: -32603,
+  INTERNAL: -32603,
+};
+
+/** A JSON-RPC error as an Error: SDK request handlers (v1 and v2) send its code, message and data as they are. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: { code: ErrorCode; details?: Record<string, unknown> },
+  ) {
+    super(message);
+    this.name = "RpcError";
+  }
+}
+
+/** Anything a resource request throws, as the one JSON-RPC error it is answered with. */
+export function rpcError(e: unknown, steps: Partial<Record<NextStep, string>> = {}): RpcError {
+  if (e instanceof RpcError) return e;
+  const err = asAfsError(e);
+  const data: RpcError["data"] = { code: err.code };
+  if (Object.keys(err.details).length > 0) data.details = jsonSafe(err.details);
+  return new RpcError(RPC_CODES[err.code], `${err.code}: ${withNextStep(err, steps)}`, data);
 }

@@ -2,12 +2,13 @@
 // instructions, the tools the profile lists, and a tools/call that answers with a result or an
 // error result. server.ts serves it on 2025-11-25 (SDK v1), modern.ts on 2026-07-28 (SDK v2).
 import type { WorkspaceBinding } from "../../access/binding.js";
-import { checkWriteArgs, type Limits } from "../../access/limits.js";
-import { checkAllowed, type Profile } from "../../access/profiles.js";
+import type { Limits } from "../../access/limits.js";
+import type { Profile } from "../../access/profiles.js";
+import type { NextStep } from "../../core/errors.js";
 import { type Afs, VERSION } from "../../workspace/afs.js";
 import { errorResult, nextStepsFor, type ToolResult } from "./errors.js";
 import { inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js";
-import type { Tool, ToolAnnotations, ToolContext, TransportKind } from "./tool.js";
+import { invokeTool, type Tool, type ToolAnnotations, type ToolContext, type TransportKind } from "./tool.js";
 import { allowedFor, offeredBy } from "./tools.js";
 
 export interface McpSessionOptions extends WorkspaceBinding {
@@ -62,6 +63,8 @@ export interface SessionTools {
   has(name: string): boolean;
   /** Runs a tool the transport offers: its result, or an error result for a refusal or failure. */
   call(name: string, args: unknown): Promise<ToolResult>;
+  /** Where an error points next, in the words of the session's tools (errors.ts nextStepsFor). */
+  steps: Partial<Record<NextStep, string>>;
 }
 
 export function sessionTools(options: McpSessionOptions): SessionTools {
@@ -71,14 +74,13 @@ export function sessionTools(options: McpSessionOptions): SessionTools {
   const steps = nextStepsFor(new Set(allowed.map((t) => t.name)));
   return {
     listed: allowed.map(definition),
+    steps,
     has: (name) => offered.has(name),
     async call(name, args) {
       const tool = offered.get(name);
       if (!tool) throw new Error(`sessionTools.call: ${name} is not offered; check has() first`);
       try {
-        checkAllowed(options.profile, tool);
-        checkWriteArgs(options.limits, args, "file_write, then file_insert with line -1");
-        const { structured, text } = await tool.call(ctx, args);
+        const { structured, text } = await invokeTool(ctx, tool, args);
         return { content: [{ type: "text", text }], structuredContent: structured };
       } catch (e) {
         return errorResult(e, steps, options.afs.settings.debug);

@@ -2,8 +2,8 @@
 // annotations, and a handler over the engine. The stdio and HTTP servers read these and nothing else.
 import { z } from "zod";
 import { type WorkspaceBinding, workspaceForCall } from "../../access/binding.js";
-import type { Limits } from "../../access/limits.js";
-import type { Profile, ToolFamily } from "../../access/profiles.js";
+import { checkWriteArgs, type Limits } from "../../access/limits.js";
+import { checkAllowed, type Profile, type ToolFamily } from "../../access/profiles.js";
 import type { Afs } from "../../workspace/afs.js";
 
 export type TransportKind = "stdio" | "http";
@@ -67,6 +67,20 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodType<Structured
       return { structured: result, text: text(result, args) };
     },
   };
+}
+
+/**
+ * One call of a tool as every face makes it (MCP over stdio and HTTP, the console): the profile
+ * allows it, the write stays under the size limits, then it runs. Throws what the tool throws.
+ */
+export function invokeTool(
+  ctx: ToolContext,
+  tool: Tool,
+  args: unknown,
+): Promise<{ structured: Structured; text: string }> {
+  checkAllowed(ctx.profile, tool);
+  checkWriteArgs(ctx.limits, args, "file_write, then file_insert with line -1");
+  return tool.call(ctx, args);
 }
 
 // Annotation presets: most tools fall in one of these.

@@ -3,6 +3,7 @@
 import { allows, type Profile } from "../../access/profiles.js";
 import type { Tool, TransportKind } from "./tool.js";
 import { adminTools } from "./tools/admin.js";
+import { approvalTools } from "./tools/approvals.js";
 import { checkpointTools } from "./tools/checkpoints.js";
 import { fileReadTools } from "./tools/files-read.js";
 import { fileWriteTools } from "./tools/files-write.js";
@@ -16,6 +17,7 @@ export const TOOLS: readonly Tool[] = [
   ...fileWriteTools,
   ...historyTools,
   ...tokenTools,
+  ...approvalTools,
 ];
 
 /** Tools a transport offers at all (before any profile). */

@@ -27,6 +27,10 @@
 //   <p>:{tokens}        HASH  token id → JSON record (plus `n`, its insertion number)
 //   <p>:{tokens}:seq    STRING the last token insertion number
 //   <p>:{tokens}:revoked HASH token id → first revocation time
+//   <p>:{approvals}     HASH  approval id → "<insertion number>:<createdAt>:<request JSON>"
+//   <p>:{approvals}:seq STRING the last approval insertion number
+//   <p>:{approvals}:decision HASH approval id → decision JSON (HSETNX: the first one stands)
+//   <p>:{approvals}:revoked  HASH approval id → first revocation time of its grant
 //
 // Workspace names are escaped (% { } as %XX) so no name can end or split the hash tag.
 
@@ -102,6 +106,12 @@ export class Keys {
 
   get tokenRevocations(): string {
     return `${this.prefix}:{tokens}:revoked`;
+  }
+
+  /** The approval keys, in the order the approval scripts take them: requests, seq, decisions, revocations. */
+  get approvals(): { requests: string; seq: string; decisions: string; revocations: string } {
+    const tag = `${this.prefix}:{approvals}`;
+    return { requests: tag, seq: `${tag}:seq`, decisions: `${tag}:decision`, revocations: `${tag}:revoked` };
   }
 }
 

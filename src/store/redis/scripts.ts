@@ -387,3 +387,41 @@ if redis.call("EXISTS", META) == 0 then return {"NOT_FOUND"} end
 if ARGV[3] == "1" then redis.call("HSET", META, ARGV[1], ARGV[2]) else redis.call("HDEL", META, ARGV[1]) end
 return {"OK", 1}
 `);
+
+/** KEYS approvals, seq. ARGV id, "<createdAt>:<request JSON>". */
+export const PUT_APPROVAL = new Script(`
+if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 1 then return {"EXISTS"} end
+local n = redis.call("INCR", KEYS[2])
+redis.call("HSET", KEYS[1], ARGV[1], n .. ":" .. ARGV[2])
+return {"OK", n}
+`);
+
+/** KEYS approvals, decisions. ARGV id, decision. The first decision stands. */
+export const DECIDE_APPROVAL = new Script(`
+if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 0 then return 0 end
+return redis.call("HSETNX", KEYS[2], ARGV[1], ARGV[2])
+`);
+
+/** KEYS approvals, decisions, revocations. ARGV id, time. Keeps the first revocation time. */
+export const REVOKE_APPROVAL = new Script(
+  `
+if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 0 or redis.call("HEXISTS", KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call("HSETNX", KEYS[3], ARGV[1], ARGV[2])
+return 1
+`,
+  "allow-oom",
+);
+
+/** KEYS approvals, decisions, revocations. ARGV ids. Returns how many requests went. */
+export const DELETE_APPROVALS = new Script(
+  `
+local n = 0
+for _, id in ipairs(ARGV) do
+  n = n + redis.call("HDEL", KEYS[1], id)
+  redis.call("HDEL", KEYS[2], id)
+  redis.call("HDEL", KEYS[3], id)
+end
+return n
+`,
+  "allow-oom",
+);

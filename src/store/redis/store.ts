@@ -5,6 +5,7 @@
 import type { Entry } from "../../core/entry.js";
 import type { Hash } from "../../core/hash.js";
 import type { Env } from "../../core/settings.js";
+import type { ApprovalRecord } from "../approvals.js";
 import type { StoreDriver } from "../checked-store.js";
 import type { ByteRange } from "../chunking.js";
 import { type OnRepackProgress, type RepackResult, repackValues } from "../repack.js";
@@ -21,6 +22,7 @@ import type {
 } from "../store.js";
 import { deletingHead } from "../store-errors.js";
 import type { TokenRecord } from "../tokens.js";
+import { RedisApprovals } from "./approvals.js";
 import { RedisBlobs } from "./blobs.js";
 import { RedisChunks } from "./chunks.js";
 import { arr, batched, fields, num, RedisLink, str } from "./client.js";
@@ -71,6 +73,7 @@ export class RedisStore implements StoreDriver {
   private readonly blobs: RedisBlobs;
   private readonly chunks: RedisChunks;
   private readonly tokens: RedisTokens;
+  private readonly approvals: RedisApprovals;
   private readonly followers: RedisFollowers;
   private readonly templates: RedisTemplates;
 
@@ -83,6 +86,7 @@ export class RedisStore implements StoreDriver {
     this.chunks = new RedisChunks(link, keys);
     this.chunkBytes = this.blobs.chunkBytes;
     this.tokens = new RedisTokens(link, keys);
+    this.approvals = new RedisApprovals(link, keys);
     this.templates = new RedisTemplates(link, keys);
     this.followers = new RedisFollowers({
       // A blocking XREAD would hold up every command behind it: it gets a connection of its own.
@@ -500,6 +504,32 @@ export class RedisStore implements StoreDriver {
 
   revokeToken(id: string, at: number): Promise<boolean> {
     return this.tokens.revokeToken(id, at);
+  }
+
+  // --- approvals -----------------------------------------------------------------------------
+
+  putApproval(approval: { id: string; createdAt: number; request: string }): Promise<void> {
+    return this.approvals.putApproval(approval);
+  }
+
+  getApproval(id: string): Promise<ApprovalRecord | null> {
+    return this.approvals.getApproval(id);
+  }
+
+  listApprovals(): Promise<ApprovalRecord[]> {
+    return this.approvals.listApprovals();
+  }
+
+  decideApproval(id: string, decision: string): Promise<boolean> {
+    return this.approvals.decideApproval(id, decision);
+  }
+
+  revokeApproval(id: string, at: number): Promise<boolean> {
+    return this.approvals.revokeApproval(id, at);
+  }
+
+  deleteApprovals(ids: readonly string[]): Promise<number> {
+    return this.approvals.deleteApprovals(ids);
   }
 
   // --- internals -----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The embedded store's tables, as numbered migrations recorded in PRAGMA user_version.
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
+import { APPROVALS_MIGRATION } from "./approvals.js";
 import { CHUNKS_MIGRATION } from "./blobs.js";
 import { TEMPLATES_MIGRATION } from "./templates.js";
 import { TOKENS_MIGRATION } from "./tokens.js";
@@ -72,6 +73,8 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL,
     PRIMARY KEY (workspace, key)
   ) WITHOUT ROWID;`,
+  // Requests waiting for a person (afs broker --consent console, afs acp --approve console).
+  APPROVALS_MIGRATION,
 ];
 
 /** Brings the schema up to date inside one write transaction, so concurrent openers migrate once. */

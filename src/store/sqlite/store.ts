@@ -7,6 +7,7 @@ import type { Entry, EntryKind } from "../../core/entry.js";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
 import { parentOf } from "../../core/paths.js";
+import type { ApprovalRecord } from "../approvals.js";
 import type { StoreDriver } from "../checked-store.js";
 import { type ByteRange, toBuffer } from "../chunking.js";
 import { pollEvents } from "../follow.js";
@@ -34,6 +35,7 @@ import {
   workspaceExists,
 } from "../store-errors.js";
 import type { TokenRecord } from "../tokens.js";
+import { approvalStatements } from "./approvals.js";
 import { SqliteBlobs } from "./blobs.js";
 import { openDatabase, Sqlite } from "./driver.js";
 import { sqliteRepackTargets } from "./repack.js";
@@ -78,6 +80,7 @@ export class SqliteStore implements StoreDriver {
   private readonly putObjectsTx: (kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void;
   private readonly deleteObjectsTx: (kind: ObjectKind, hashes: readonly Hash[]) => number;
   private readonly tokens: ReturnType<typeof tokenStatements>;
+  private readonly approvals: ReturnType<typeof approvalStatements>;
   private readonly importWorkspaceTx: (dump: WorkspaceDump) => void;
   private readonly templates: ReturnType<typeof templateStatements>;
   private readonly setTemplateTx: (workspace: string, slug: string | null) => void;
@@ -90,6 +93,7 @@ export class SqliteStore implements StoreDriver {
     const st = prepare(db);
     this.st = st;
     this.tokens = tokenStatements(db);
+    this.approvals = approvalStatements(db);
     this.templates = templateStatements(db);
     this.blobs = new SqliteBlobs(db, (fn) => this.guard(fn));
     this.chunkBytes = this.blobs.chunkBytes;
@@ -399,6 +403,32 @@ export class SqliteStore implements StoreDriver {
 
   async revokeToken(id: string, at: number): Promise<boolean> {
     return this.guard(() => this.tokens.revoke(id, at));
+  }
+
+  // --- approvals -----------------------------------------------------------------------------
+
+  async putApproval(approval: { id: string; createdAt: number; request: string }): Promise<void> {
+    this.guard(() => this.approvals.put(approval));
+  }
+
+  async getApproval(id: string): Promise<ApprovalRecord | null> {
+    return this.guard(() => this.approvals.get(id));
+  }
+
+  async listApprovals(): Promise<ApprovalRecord[]> {
+    return this.guard(() => this.approvals.list());
+  }
+
+  async decideApproval(id: string, decision: string): Promise<boolean> {
+    return this.guard(() => this.approvals.decide(id, decision));
+  }
+
+  async revokeApproval(id: string, at: number): Promise<boolean> {
+    return this.guard(() => this.approvals.revoke(id, at));
+  }
+
+  async deleteApprovals(ids: readonly string[]): Promise<number> {
+    return this.guard(() => this.approvals.delete(ids));
   }
 
   async checkIntegrity(): Promise<string[]> {

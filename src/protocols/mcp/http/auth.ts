@@ -31,9 +31,13 @@ const REFUSALS: Readonly<Record<TokenRefusal, string>> = {
   expired: "the token has expired",
 };
 
-export async function authenticate(config: AuthConfig, req: IncomingMessage): Promise<AuthResult> {
+export const authenticate = (config: AuthConfig, req: IncomingMessage): Promise<AuthResult> =>
+  authenticateBearer(config, req.headers.authorization);
+
+/** The session of an Authorization value (`Bearer <token>`), wherever it came from (the console's cookie). */
+export async function authenticateBearer(config: AuthConfig, authorization: string | undefined): Promise<AuthResult> {
   if (config.mode === "none") return { ok: true, session: config.local };
-  const check = await checkBearer(config.tokens, req.headers.authorization);
+  const check = await checkBearer(config.tokens, authorization);
   if (!check.ok) return check;
   const { token } = check;
   return {

@@ -1,11 +1,13 @@
 // `afs serve`: the HTTP server. Every request passes the Host/Origin guard; /mcp also needs a
-// bearer token (unless --auth none on loopback); the RFC 9728 metadata says how to get one.
+// bearer token (unless --auth none on loopback); the RFC 9728 metadata says how to get one. Every
+// other path is the web console (src/protocols/console), its API under the same tokens.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Limits } from "../../../access/limits.js";
 import { PROFILES, type Profile } from "../../../access/profiles.js";
 import { AfsError, type ErrorCode } from "../../../core/errors.js";
 import type { Afs } from "../../../workspace/afs.js";
+import { type ConsoleConfig, handleConsole } from "../../console/handler.js";
 import { type AuthMode, authenticate, challenge, refusalMessage } from "./auth.js";
 import { handleMcp, modernHandler } from "./endpoint.js";
 import { hostPolicy, isLoopback, refuseHost } from "./host-guard.js";
@@ -29,6 +31,8 @@ export interface ServeOptions {
 export interface Serving {
   /** The /mcp endpoint as bound, e.g. http://127.0.0.1:8091/mcp. */
   url: string;
+  /** The console as bound, e.g. http://127.0.0.1:8091/. */
+  consoleUrl: string;
   close(): Promise<void>;
   closed: Promise<void>;
 }
@@ -54,6 +58,12 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
     tokens: options.afs.tokens,
     local: { profile: options.profile, workspace: options.workspace, pinned: false },
   };
+  const consoleConfig: ConsoleConfig = {
+    afs: options.afs,
+    limits: options.limits,
+    auth,
+    secure: (req) => (options.publicUrl ?? "").startsWith("https:") || req.headers["x-forwarded-proto"] === "https",
+  };
   const base = (req: IncomingMessage): string =>
     (options.publicUrl ?? `http://${req.headers.host}`).replace(/\/+$/, "");
   const metadataUrl = (req: IncomingMessage): string => `${base(req)}${METADATA_PATH}/mcp`;
@@ -71,7 +81,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
         scopes_supported: PROFILES,
       });
     }
-    if (path !== "/mcp") return rpcError(res, 404, `nothing at ${path}; the MCP endpoint is /mcp`);
+    if (path !== "/mcp") return handleConsole(consoleConfig, req, res, new URL(req.url ?? "/", "http://afs"));
     const who = await authenticate(auth, req);
     if (!who.ok) {
       return rpcError(res, 401, refusalMessage(who.refusal), {
@@ -105,6 +115,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
   const closed = new Promise<void>((resolve) => server.once("close", () => resolve()));
   return {
     url: `http://${shown}:${port}/mcp`,
+    consoleUrl: `http://${shown}:${port}/`,
     closed,
     close: () =>
       new Promise<void>((resolve) => {
