@@ -8,7 +8,7 @@
 // Run: npm run build && node --import tsx bench/mcp-http-throughput.ts [SECONDS]
 import type { ChildProcess } from "node:child_process";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { StreamableHTTPClientTransport as HttpTransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -61,8 +61,19 @@ async function client(revision: Revision, url: URL, token: string): Promise<Call
   return c;
 }
 
-/** Every client calls back to back until `ms` have passed; total calls per second. */
-async function drive(callers: Caller[], ms: number): Promise<number> {
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux; null elsewhere): what
+ * afs serve spends per call, apart from the clients that share the machine with it.
+ */
+function cpuMs(pid: number | undefined): number | null {
+  const stat = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(stat)) return null;
+  const fields = (readFileSync(stat, "utf8").split(") ")[1] ?? "").split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+}
+
+/** Every client calls back to back until `ms` have passed; calls per second and the calls made. */
+async function drive(callers: Caller[], ms: number): Promise<{ rate: number; calls: number }> {
   const call = { name: "file_read", arguments: { path: "/read.txt" } };
   const end = performance.now() + ms;
   let calls = 0;
@@ -76,7 +87,7 @@ async function drive(callers: Caller[], ms: number): Promise<number> {
       }
     }),
   );
-  return calls / ((performance.now() - start) / 1000);
+  return { rate: calls / ((performance.now() - start) / 1000), calls };
 }
 
 export async function main(seconds = 5): Promise<void> {
@@ -84,6 +95,7 @@ export async function main(seconds = 5): Promise<void> {
   const work = await makeTempDir("afs-bench-mcp-http-");
   let serve: ChildProcess | null = null;
   const results: Record<number, Partial<Record<Revision, number>>> = {};
+  const serverCpu: Record<number, Partial<Record<Revision, number | null>>> = {};
   try {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AFS_")) env[k] = v;
@@ -101,12 +113,18 @@ export async function main(seconds = 5): Promise<void> {
 
     for (const n of CONCURRENCY) {
       results[n] = {};
+      serverCpu[n] = {};
       for (const revision of REVISIONS) {
         const callers: Caller[] = [];
         for (let i = 0; i < n; i++) callers.push(await client(revision, url, token));
         try {
           await drive(callers, 1000); // warm-up
-          (results[n] as Record<Revision, number>)[revision] = await drive(callers, seconds * 1000);
+          const before = cpuMs(serve.pid);
+          const { rate, calls } = await drive(callers, seconds * 1000);
+          const after = cpuMs(serve.pid);
+          (results[n] as Record<Revision, number>)[revision] = rate;
+          (serverCpu[n] as Record<Revision, number | null>)[revision] =
+            before === null || after === null ? null : (after - before) / calls;
         } finally {
           await Promise.allSettled(callers.map((c) => c.close()));
         }
@@ -124,11 +142,20 @@ export async function main(seconds = 5): Promise<void> {
   const rows = CONCURRENCY.map((n) => {
     const old = results[n]?.["2025-11-25"] ?? Number.NaN;
     const cur = results[n]?.["2026-07-28"] ?? Number.NaN;
-    return [n, Math.round(old), Math.round(cur), `${(cur / old).toFixed(2)}x`];
+    const cpu = (r: Revision) => serverCpu[n]?.[r];
+    const fmt = (v: number | null | undefined) => (v === null || v === undefined ? "-" : v.toFixed(2));
+    return [
+      n,
+      Math.round(old),
+      Math.round(cur),
+      `${(cur / old).toFixed(2)}x`,
+      fmt(cpu("2025-11-25")),
+      fmt(cpu("2026-07-28")),
+    ];
   });
   printTable(
     `afs serve HTTP throughput, file_read of 2 KiB, ${seconds} s per cell after 1 s warm-up (calls/s; ratio = 2026-07-28 / 2025-11-25)`,
-    ["clients", "2025-11-25 (SDK v1)", "2026-07-28 (SDK v2, stateless)", "ratio"],
+    ["clients", "2025-11-25 (SDK v1)", "2026-07-28 (SDK v2, stateless)", "ratio", "serve CPU ms/call 2025", "2026"],
     rows,
   );
   emitJson("mcp-http-throughput", {
@@ -137,6 +164,8 @@ export async function main(seconds = 5): Promise<void> {
       clients: n,
       calls_per_s_2025_11_25: round(results[n]?.["2025-11-25"] ?? Number.NaN),
       calls_per_s_2026_07_28: round(results[n]?.["2026-07-28"] ?? Number.NaN),
+      serve_cpu_ms_per_call_2025_11_25: round(serverCpu[n]?.["2025-11-25"] ?? Number.NaN),
+      serve_cpu_ms_per_call_2026_07_28: round(serverCpu[n]?.["2026-07-28"] ?? Number.NaN),
     })),
   });
 }
