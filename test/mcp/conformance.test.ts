@@ -37,10 +37,9 @@ const APPLIES: Record<Revision, Record<string, Record<string, string>>> = {
     "tools-list": {},
     caching: {
       "sep-2549-prompts-list-caching-hints": "afs offers no prompts (prompts/list is rightly -32601)",
-      // Until workspace resources are wired into the 2026-07-28 server (see modern.ts SURFACES).
-      "sep-2549-resources-list-caching-hints": "resources are served by the resources surface",
-      "sep-2549-resources-templates-list-caching-hints": "resources are served by the resources surface",
     },
+    "resources-list": {},
+    "sep-2164-resource-not-found": {},
     "http-header-validation": {},
     "server-sse-multiple-streams": {},
     "dns-rebinding-protection": {},
@@ -76,8 +75,7 @@ const APPLIES: Record<Revision, Record<string, Record<string, string>>> = {
  * - resources-read-text, -read-binary, -templates-read, -subscribe, -unsubscribe: read or subscribe
  *   to the suite's fixture URIs (test://static-text, test://template/123/data, …); afs's resources
  *   are afs:// workspace files (test/mcp/resources*.test.ts), and afs serve's stateless 2025-11-25
- *   HTTP has no subscriptions. On 2026-07-28, resources-list and sep-2164-resource-not-found too,
- *   until the resources are registered on the 2026-07-28 server (modern.ts SURFACES).
+ *   HTTP has no subscriptions.
  * - elicitation-*, input-required-result-* (but the two above): afs never asks the client for
  *   input (no elicitation, sampling or roots requests), so there is no input_required round trip.
  * - tasks-* (2026-07-28 extension, not scored): afs does not offer the tasks extension.

@@ -151,7 +151,7 @@ const ENVELOPE = {
 interface Reply {
   id?: unknown;
   result?: Record<string, unknown> & { tools?: { name: string }[] };
-  error?: { code: number; message: string };
+  error?: { code: number; message: string; data?: Record<string, unknown> };
 }
 
 async function modern(
@@ -160,7 +160,9 @@ async function modern(
   headers: Record<string, string>,
   meta: Record<string, unknown> = ENVELOPE,
 ) {
-  const name: Record<string, string> = typeof params.name === "string" ? { "Mcp-Name": params.name } : {};
+  // Mcp-Name repeats the tool name of a tools/call, the URI of a resources/read.
+  const named = params.name ?? params.uri;
+  const name: Record<string, string> = typeof named === "string" ? { "Mcp-Name": named } : {};
   const res = await fetch(server.url, {
     method: "POST",
     headers: {
@@ -206,6 +208,22 @@ describe("the 2026-07-28 wire on afs serve", () => {
       resultType: "complete",
       structuredContent: { path: "/readme.md", content: "# demo\n" },
     });
+  });
+
+  it("lists and reads workspace files as resources with caching hints; a missing one is -32602 naming its URI", async () => {
+    const list = await modern("resources/list", {}, auth);
+    expect(list.body.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
+    expect(list.body.result?.resources).toEqual(
+      expect.arrayContaining([expect.objectContaining({ uri: "afs://demo/readme.md" })]),
+    );
+    const templates = await modern("resources/templates/list", {}, auth);
+    expect(templates.body.result).toMatchObject({ cacheScope: "public" });
+    const got = await modern("resources/read", { uri: "afs://demo/readme.md" }, auth);
+    expect(got.body.result).toMatchObject({ contents: [{ uri: "afs://demo/readme.md", text: "# demo\n" }] });
+    const missing = await modern("resources/read", { uri: "afs://demo/nope.md" }, auth);
+    expect(missing.body.error).toMatchObject({ code: -32602, data: { code: "NOT_FOUND", uri: "afs://demo/nope.md" } });
+    const elsewhere = await modern("resources/read", { uri: "afs://other/readme.md" }, auth);
+    expect(elsewhere.body.error?.code).toBe(-32602);
   });
 
   it("refuses what the spec refuses: a header that disagrees with the body, a request without its envelope", async () => {
