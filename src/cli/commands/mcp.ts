@@ -27,12 +27,9 @@ export function registerMcp(program: Command, io: Io): void {
 }
 
 async function serveStdio(afs: Afs, profile: Profile, workspace: string | null, io: Io): Promise<void> {
-  // Loaded here, not at the top: every other afs command would pay for the SDK and the tool table.
-  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
-    import("../../protocols/mcp/server.js"),
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
-  ]);
-  const server = createMcpServer({
+  // Loaded here, not at the top: every other afs command would pay for the SDKs and the tool table.
+  const { serveStdioBothEras } = await import("../../protocols/mcp/stdio.js");
+  const serving = serveStdioBothEras({
     afs,
     profile,
     workspace,
@@ -40,20 +37,10 @@ async function serveStdio(afs: Afs, profile: Profile, workspace: string | null, 
     transport: "stdio",
     limits: resolveLimits({}, afs.settings.env),
   });
-  const closed = new Promise<void>((resolve) => {
-    // Chained: the server ends its resource watches in its own onclose.
-    const ending = server.onclose;
-    server.onclose = () => {
-      ending?.();
-      resolve();
-    };
-  });
-  await server.connect(new StdioServerTransport());
   // The protocol owns this process's own stdin and stdout (afs mcp is never run for another caller).
-  // The transport never notices the host going away; end of stdin is that signal.
-  process.stdin.once("end", () => void server.close());
-  // A host that closes our stdout (EPIPE) has gone too: stop instead of crashing on the write.
-  process.stdout.on("error", () => void server.close());
+  // The transport closes itself at end of stdin; a host that closes our stdout (EPIPE) has gone too:
+  // stop instead of crashing on the write.
+  process.stdout.on("error", () => void serving.close());
   io.warn(`afs mcp: serving ${workspace ? `workspace ${workspace}` : "no workspace"} with profile ${profile}\n`);
-  await closed;
+  await serving.closed;
 }

@@ -2,11 +2,17 @@
 // for the model and structuredContent {error: {code, message, details?}}, whatever the transport;
 // anything a resource request throws becomes one JSON-RPC error from RPC_CODES.
 // Where the error points next, it names an MCP tool the session has, never a CLI command.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ZodError } from "zod";
 import { AfsError, type ErrorCode, type NextStep, toAfsError, withNextStep } from "../../core/errors.js";
 import { issuesText } from "../../core/schema-issues.js";
 import type { ToolError } from "./schemas.js";
+
+/** A tools/call result as afs builds it, the same on every protocol revision. */
+export type ToolResult = {
+  isError?: true;
+  content: { type: "text"; text: string }[];
+  structuredContent: Record<string, unknown>;
+};
 
 /** Each next step as the tool that takes it; a step whose tool the session lacks is left out. */
 export const MCP_NEXT_STEPS: Readonly<Record<NextStep, { tool: string; text: string } | null>> = {
@@ -36,7 +42,7 @@ export const asAfsError = (e: unknown): AfsError => (e instanceof ZodError ? fro
  * `steps`: the session's next steps (nextStepsFor its listed tools); none when absent. `debug`
  * (the engine's AFS_DEBUG setting): an unexpected error's stack also goes to stderr.
  */
-export function errorResult(e: unknown, steps: Partial<Record<NextStep, string>> = {}, debug = false): CallToolResult {
+export function errorResult(e: unknown, steps: Partial<Record<NextStep, string>> = {}, debug = false): ToolResult {
   const err = asAfsError(e);
   if (debug && !(e instanceof AfsError || e instanceof ZodError)) {
     process.stderr.write(`afs mcp: ${(e instanceof Error && e.stack) || String(e)}\n`);

@@ -6,9 +6,12 @@ import { toolError } from "./schemas.js";
 /** A JSON Schema object MCP accepts for a tool's input or output: an object at the root. */
 export type ObjectJsonSchema = { type: "object"; [key: string]: unknown };
 
-// draft-07, like the SDK itself: its client compiles these with a draft-07 Ajv.
+// JSON Schema 2020-12, MCP's dialect (2025-11-25 and 2026-07-28). `$schema` is left out: a schema
+// without one is 2020-12 by the spec, and SDK v1 clients compile schemas with a draft-07 Ajv that
+// knows no 2020-12 meta-schema. (For afs's tools the 2020-12 and draft-07 renderings are the same
+// JSON; json-schema.test.ts keeps it that way.)
 const toJson = (schema: z.ZodType, io: "input" | "output"): Record<string, unknown> => {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: "draft-7", io }) as Record<string, unknown>;
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", io }) as Record<string, unknown>;
   return json;
 };
 

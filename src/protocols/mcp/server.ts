@@ -1,6 +1,8 @@
-// Builds the MCP server for one session (stdio or one HTTP session) from the tool table: only the
-// tools the profile allows are listed, anything else is refused with PERMISSION_DENIED. Workspace
-// files are resources (./resources/), subscribable where the transport keeps a stream (stdio).
+// The MCP server on protocol revision 2025-11-25 and earlier (the `initialize` handshake), built
+// per session (stdio, or one HTTP request) with the official SDK v1: only the tools the profile
+// allows are listed, anything else is refused with PERMISSION_DENIED. Workspace files are resources
+// (./resources/), subscribable where the transport keeps a stream (stdio). modern.ts serves the
+// same session on 2026-07-28.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -10,87 +12,38 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
-  type Tool as McpTool,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { WorkspaceBinding } from "../../access/binding.js";
-import type { Limits } from "../../access/limits.js";
-import type { Profile } from "../../access/profiles.js";
-import { type Afs, VERSION } from "../../workspace/afs.js";
-import { errorResult, nextStepsFor, RpcError, rpcError } from "./errors.js";
-import { inputJsonSchema, outputJsonSchema } from "./json-schema.js";
+import { RpcError, rpcError } from "./errors.js";
 import { listResources, listResourceTemplates, ResourceWatch, readResource } from "./resources/index.js";
-import { invokeTool, type Tool, type ToolContext, type TransportKind } from "./tool.js";
-import { allowedFor, offeredBy } from "./tools.js";
+import { INSTRUCTIONS, type McpSessionOptions, SERVER_INFO, type SessionTools, sessionTools } from "./session.js";
+import type { TransportKind } from "./tool.js";
 
-export interface McpSessionOptions extends WorkspaceBinding {
-  afs: Afs;
-  profile: Profile;
-  transport: TransportKind;
-  limits: Limits;
-  actor?: string;
-}
-
-const INSTRUCTIONS = `afs is a versioned filesystem: files live in workspaces, edits change the live state at once, and checkpoints are explicit snapshots.
-All paths are absolute inside the workspace, e.g. /src/main.go.
-- Use file_glob to find files by name, file_grep for exact text, file_query for a concept.
-- Read before editing; prefer file_replace or file_patch over rewriting a whole file, and pass expected_sha256 from your read.
-- Create a checkpoint before risky changes and after useful results (when the profile allows checkpoint tools).
-- Do not restore a checkpoint unless the user wants the live state overwritten.`;
-
-// JSON Schemas are computed once per tool, not per tools/list.
-const definitions = new Map<Tool, McpTool>();
-function definition(tool: Tool): McpTool {
-  let def = definitions.get(tool);
-  if (!def) {
-    def = {
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: inputJsonSchema(tool.input),
-      outputSchema: outputJsonSchema(tool.output),
-      annotations: { title: tool.title, ...tool.annotations },
-    };
-    definitions.set(tool, def);
-  }
-  return def;
-}
+export type { McpSessionOptions } from "./session.js";
 
 // Every Server builds a fresh Ajv instance unless given one (~0.2 ms); afs serve builds a Server per
 // HTTP request, so all of them share this one. (The SDK uses it only to check elicitation replies.)
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 export function createMcpServer(options: McpSessionOptions): Server {
-  const ctx: ToolContext = { ...options };
-  const offered = new Map(offeredBy(options.transport).map((t) => [t.name, t]));
-  const allowed = allowedFor(options.profile, options.transport);
-  const listed = allowed.map(definition);
-  const steps = nextStepsFor(new Set(allowed.map((t) => t.name)));
-
-  const server = new Server(
-    { name: "afs", title: "Agent filesystem", version: VERSION },
-    {
-      capabilities: { tools: {}, resources: STREAMED[options.transport] ? { subscribe: true, listChanged: true } : {} },
-      instructions: INSTRUCTIONS,
-      jsonSchemaValidator,
-    },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = offered.get(request.params.name);
-    // An unknown name is a protocol error (the spec's -32602); a known but withheld tool is a refusal.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    try {
-      const { structured, text } = await invokeTool(ctx, tool, request.params.arguments);
-      return { content: [{ type: "text", text }], structuredContent: structured };
-    } catch (e) {
-      return errorResult(e, steps, options.afs.settings.debug);
-    }
+  const tools = sessionTools(options);
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: STREAMED[options.transport] ? { subscribe: true, listChanged: true } : {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator,
   });
-  registerResources(server, options, steps);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.listed }));
+  server.setRequestHandler(CallToolRequestSchema, (request): Promise<CallToolResult> => {
+    // An unknown name is a protocol error (the spec's -32602); a known but withheld tool is a refusal.
+    if (!tools.has(request.params.name)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    return tools.call(request.params.name, request.params.arguments);
+  });
+  registerResources(server, options, tools.steps);
   return server;
 }
 
@@ -104,7 +57,7 @@ const NO_STREAM =
   "resources/subscribe needs a lasting connection and afs serve answers each POST on its own: subscribe over stdio (afs mcp), or use subscriptions/listen (protocol 2026-07-28)";
 
 /** The 2025-11-25 resource methods over ./resources/; every failure is one JSON-RPC error (rpcError). */
-function registerResources(server: Server, options: McpSessionOptions, steps: ReturnType<typeof nextStepsFor>): void {
+function registerResources(server: Server, options: McpSessionOptions, steps: SessionTools["steps"]): void {
   const guard =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {

@@ -1,12 +1,24 @@
 // POST /mcp: one stateless Streamable HTTP exchange per request. The body is read under the size
 // cap, tool calls outside the session's scope get 403 before anything runs, and a fresh MCP server
 // for the session answers the rest (so revocation and expiry apply to the very next request).
+// The SDK's own classifier picks the revision per request: a message carrying the 2026-07-28
+// `_meta` envelope goes to the SDK v2 handler (modern.ts), anything else (an `initialize`, a
+// claim-less request) to the 2025-11-25 server on SDK v1, as before.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler,
+  type McpHttpHandler,
+} from "@modelcontextprotocol/server";
 import { leavesPin } from "../../../access/binding.js";
 import type { Limits } from "../../../access/limits.js";
 import { allows } from "../../../access/profiles.js";
 import type { Afs } from "../../../workspace/afs.js";
+import { createModernServer } from "../modern.js";
 import { createMcpServer } from "../server.js";
 import { offeredBy } from "../tools.js";
 import type { Session } from "./auth.js";
@@ -15,8 +27,34 @@ import { rpcError } from "./replies.js";
 export interface EndpointConfig {
   afs: Afs;
   limits: Limits;
+  /** The 2026-07-28 handler (one per afs serve, see modernHandler). */
+  modern: McpHttpHandler;
   /** WWW-Authenticate value for a 403 (insufficient_scope), given the reason. */
   forbidden: (reason: string) => string;
+}
+
+/** The session rides to the per-request server factory in the SDK's pass-through authInfo. */
+type SessionAuth = AuthInfo & { extra: { session: Session } };
+
+/**
+ * The SDK v2 handler that answers 2026-07-28 requests (`legacy: 'reject'`: afs routes 2025-era
+ * traffic to its v1 server itself). A fresh server per request, built for the request's session.
+ */
+export function modernHandler(afs: Afs, limits: Limits): McpHttpHandler {
+  return createMcpHandler(
+    (ctx) => {
+      const session = (ctx.authInfo as SessionAuth | undefined)?.extra.session;
+      if (!session) throw new Error("modernHandler: a request reached the MCP handler without a session");
+      return createModernServer({ afs, limits, transport: "http", ...session });
+    },
+    {
+      legacy: "reject",
+      maxRequestBodySize: limits.maxHttpBodyBytes,
+      onerror: (e) => {
+        if (afs.settings.debug) process.stderr.write(`afs serve: ${e.stack ?? e.message}\n`);
+      },
+    },
+  );
 }
 
 const HTTP_TOOLS = new Map(offeredBy("http").map((t) => [t.name, t]));
@@ -47,6 +85,19 @@ export async function handleMcp(config: EndpointConfig, session: Session, req: I
     return;
   }
 
+  const header = (name: string): string | undefined => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v.join(", ") : v;
+  };
+  const route = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: header("mcp-protocol-version"),
+    mcpMethodHeader: header("mcp-method"),
+    mcpNameHeader: header("mcp-name"),
+    body: parsed,
+  });
+  if (route.kind !== "legacy") return serveModern(config.modern, session, req, res, body, parsed);
+
   const server = createMcpServer({ afs: config.afs, limits: config.limits, transport: "http", ...session });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {
@@ -55,6 +106,56 @@ export async function handleMcp(config: EndpointConfig, session: Session, req: I
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, parsed);
+}
+
+/** One 2026-07-28 exchange: the SDK's web-standard handler, bridged to node:http. */
+async function serveModern(
+  handler: McpHttpHandler,
+  session: Session,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  parsed: unknown,
+): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  }
+  // A client that goes away cancels its exchange (and ends a subscriptions/listen stream).
+  const gone = new AbortController();
+  res.once("close", () => gone.abort());
+  const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/mcp"}`, {
+    method: "POST",
+    headers,
+    body: new Uint8Array(body),
+    signal: gone.signal,
+  });
+  const authInfo: SessionAuth = {
+    token: "",
+    clientId: session.actor ?? "local",
+    scopes: [session.profile],
+    extra: { session },
+  };
+  const response = await handler.fetch(request, { parsedBody: parsed, authInfo });
+  const replyHeaders = Object.fromEntries(response.headers);
+  // An SSE stream (subscriptions/listen, a call that notifies) is passed on as it comes; anything
+  // else is one JSON body, sent whole with its length.
+  if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const whole = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...replyHeaders, "Content-Length": whole.length });
+    res.end(whole);
+    return;
+  }
+  res.writeHead(response.status, replyHeaders);
+  const stream = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  res.once("close", () => stream.destroy());
+  try {
+    for await (const chunk of stream) res.write(chunk);
+  } catch (e) {
+    // The client closing a stream it no longer wants (a subscription) is how such streams end.
+    if (!res.destroyed) throw e;
+  }
+  res.end();
 }
 
 /** The first tools/call the session may not make (a tool outside its profile, another workspace). */

@@ -9,7 +9,7 @@ import { AfsError, type ErrorCode } from "../../../core/errors.js";
 import type { Afs } from "../../../workspace/afs.js";
 import { type ConsoleConfig, handleConsole } from "../../console/handler.js";
 import { type AuthMode, authenticate, challenge, refusalMessage } from "./auth.js";
-import { handleMcp } from "./endpoint.js";
+import { handleMcp, modernHandler } from "./endpoint.js";
 import { hostPolicy, isLoopback, refuseHost } from "./host-guard.js";
 import { json, rpcError } from "./replies.js";
 
@@ -67,6 +67,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
   const base = (req: IncomingMessage): string =>
     (options.publicUrl ?? `http://${req.headers.host}`).replace(/\/+$/, "");
   const metadataUrl = (req: IncomingMessage): string => `${base(req)}${METADATA_PATH}/mcp`;
+  const modern = modernHandler(options.afs, options.limits);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = refuseHost(policy, req);
@@ -89,7 +90,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
     }
     const forbidden = (reason: string): string =>
       `Bearer realm="afs", error="insufficient_scope", error_description="${reason.replace(/"/g, "'")}", resource_metadata="${metadataUrl(req)}"`;
-    await handleMcp({ afs: options.afs, limits: options.limits, forbidden }, who.session, req, res);
+    await handleMcp({ afs: options.afs, limits: options.limits, modern, forbidden }, who.session, req, res);
   };
 
   const server = createServer((req, res) => {
@@ -120,6 +121,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        void modern.close();
       }),
   };
 }
