@@ -12,14 +12,18 @@ export async function startIndexBuilder(afs: Afs, env: Env): Promise<number | nu
   if (afs.indexes.text.building()) return null;
   // Loaded here: every command loads this module, and few start a process (~2 ms).
   const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "index", "builder"], {
-    // The store through the environment, not argv: a Redis URL may carry a password.
-    env: { ...env, AFS_HOME: afs.home, AFS_STORE: afs.storeUrl, AFS_WRITE_CODE_CACHE: undefined },
-    detached: true,
-    stdio: "ignore",
-    // Not the caller's directory: a background process should not keep a directory busy.
-    cwd: "/",
-  });
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, process.argv[1] as string, "index", "builder", "--background"],
+    {
+      // The store through the environment, not argv: a Redis URL may carry a password.
+      env: { ...env, AFS_HOME: afs.home, AFS_STORE: afs.storeUrl, AFS_WRITE_CODE_CACHE: undefined },
+      detached: true,
+      stdio: "ignore",
+      // Not the caller's directory: a background process should not keep a directory busy.
+      cwd: "/",
+    },
+  );
   child.on("error", () => {});
   child.unref();
   return child.pid ?? null;

@@ -35,6 +35,7 @@ export async function buildContentIndex(
   engine: Pick<Engine, "store" | "search">,
   pid: number,
   onProgress?: (done: number, total: number, indexed: number) => void,
+  stop?: AbortSignal,
 ): Promise<BackgroundBuild | null> {
   const index = engine.search.text;
   if (!index.claimBuilder(pid)) return null;
@@ -49,7 +50,10 @@ export async function buildContentIndex(
     }
     // A first pass counts the files, so progress has a total; subtrees met twice count once.
     let total = 0;
-    for await (const _ of files(trees, roots, new Set())) total++;
+    for await (const _ of files(trees, roots, new Set())) {
+      if (stop?.aborted) return result;
+      total++;
+    }
     index.reportBuilder(pid, { done: 0, total, indexed: 0 });
     let batch = new Map<Hash, number>();
     let batchBytes = 0;
@@ -66,8 +70,13 @@ export async function buildContentIndex(
       batchBytes = 0;
       index.reportBuilder(pid, { done: result.files, total, indexed: result.indexed });
       onProgress?.(result.files, total, result.indexed);
+      // A SQLite store answers without I/O waits, so the loop would be one chain of microtasks:
+      // a turn of the event loop per batch lets a signal (or another request) in.
+      await new Promise((resolve) => setImmediate(resolve));
     };
     for await (const f of files(trees, roots, new Set())) {
+      // Asked to stop (a signal): what is indexed stays, the next builder goes on from there.
+      if (stop?.aborted) return result;
       result.files++;
       if (add(f.hash, f.size)) await flush();
     }

@@ -69,13 +69,18 @@ export function registerIndexCommands(program: Command, io: Io): void {
     );
 
   // The builder itself, started in the background (index-builder.ts): no output, its progress is in the index file.
-  globalOptions(index.command("builder", { hidden: true })).action((_flags: unknown, cmd: Command) =>
-    io.withAfs(cmd, async (afs) => {
-      // Behind whatever the machine is doing for people.
-      setPriority(process.pid, 10);
-      await afs.indexes.buildInBackground(process.pid);
-    }),
-  );
+  globalOptions(index.command("builder", { hidden: true }))
+    .option("--background", "run at a low priority (as started on its own)")
+    .action((flags: { background?: boolean }, cmd: Command) =>
+      io.withAfs(cmd, async (afs) => {
+        // Behind whatever the machine is doing for people.
+        if (flags.background) setPriority(process.pid, 10);
+        // A signal stops it between batches, before the engine closes under it.
+        const stop = new AbortController();
+        for (const signal of ["SIGTERM", "SIGINT"] as const) process.prependOnceListener(signal, () => stop.abort());
+        await afs.indexes.buildInBackground(process.pid, undefined, stop.signal);
+      }),
+    );
 
   leaf(index, "background", "build grep's content index in a background process (progress: afs index status)").action(
     (flags: JsonFlag, cmd: Command) =>

@@ -97,7 +97,12 @@ const BATCH_BYTES = 16 * 1024 * 1024;
 const LOOKUP_CHUNK = 500;
 /** How much of a blob decodeText looks at for a NUL, the mark of binary content. */
 const BINARY_SNIFF_BYTES = 8192;
-const MAX_KNOWN = 1_000_000;
+/**
+ * Rows kept in memory by hash before they are all forgotten. Twice the largest tree a process is
+ * meant to search warm (1M files): at exactly the tree's size, one new content forgot every row and
+ * the next search looked up each of them again.
+ */
+const MAX_KNOWN = 2_000_000;
 /** Scope markers kept (the newest): one per tree and filter searched by a process that had to look it up. */
 const MAX_SCOPES = 1000;
 

@@ -43,9 +43,10 @@ export class Indexes {
   async buildInBackground(
     pid: number,
     onProgress?: (done: number, total: number, indexed: number) => void,
+    stop?: AbortSignal,
   ): Promise<BackgroundBuild | null> {
     const { buildContentIndex } = await import("../index-builder.js");
-    return buildContentIndex(this.engine, pid, onProgress);
+    return buildContentIndex(this.engine, pid, onProgress, stop);
   }
 
   /** Calls `start` when a search leaves contents not indexed yet to a builder (see SearchFiles.onBacklog). */
