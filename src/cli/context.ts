@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { Env } from "../core/settings.js";
 import type { Afs } from "../workspace/afs.js";
+import { startBuilderWhenBehind } from "./index-builder.js";
 import type { Invocation } from "./invocation.js";
 import { Output } from "./output.js";
 
@@ -159,7 +160,10 @@ export class Io extends Output {
     const surface = surfaceOf(cmd);
     const actor = actorOf(surface, env);
     const request = { home, store, env, cwd, surface, ...(actor === undefined ? {} : { actor }) };
-    return this.engines.use(request, fn);
+    return this.engines.use(request, async (afs) => {
+      startBuilderWhenBehind(afs, env);
+      return fn(afs);
+    });
   }
 
   /** Like withAfs, plus the workspace from -w, $AFS_WORKSPACE or the current one. */

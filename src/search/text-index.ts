@@ -31,6 +31,20 @@ export interface TextIndexStatus {
   large: number;
   /** Bytes of all blobs recorded. */
   bytes: number;
+  /** The background builder at work, when one is (its process alive). */
+  building?: BuilderProgress;
+}
+
+/** A background builder's progress, as it last wrote it (times in ms since the epoch). */
+export interface BuilderProgress {
+  pid: number;
+  started: number;
+  updated: number;
+  /** Files walked so far, of `total` (every workspace's; 0 while it is still counting them). */
+  done: number;
+  total: number;
+  /** Contents it indexed so far. */
+  indexed: number;
 }
 
 /** A run of adjacent blocks of a text, read alone: its bytes as a latin1 view (see TextIndex.view). */
@@ -44,13 +58,26 @@ export interface BlockRun {
 
 export type BuildProgress = (done: number, total: number) => void;
 
+export interface BuildOptions {
+  onProgress?: BuildProgress;
+  /**
+   * Keep what was indexed in memory (the texts for the search about to read them, the rows by
+   * hash). Default true; a background builder passes false, so its memory stays bounded.
+   */
+  keep?: boolean;
+  /** Sizes already known (from tree entries), so the store is not asked for them. */
+  sizes?: ReadonlyMap<Hash, number>;
+}
+
 export interface TextIndex {
   /** Indexes every blob among `hashes` that is not indexed yet. */
-  build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild>;
+  build(hashes: Iterable<Hash>, options?: BuildOptions): Promise<TextIndexBuild>;
   /**
    * The blobs among `hashes` whose text may satisfy `query`: a superset of those that do
    * (verify before reporting), never missing one, each with the blocks (text-blocks.ts) that may
-   * hold a matching line, or null for all of them. Indexes any blob not indexed yet first.
+   * hold a matching line, or null for all of them. Indexes any blob not indexed yet first, unless
+   * there are too many (a tree just imported, which a background builder indexes): those are then
+   * candidates, every block of them, to be scanned.
    */
   candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Map<Hash, readonly number[] | null>>;
   /** A blob's text (decoded UTF-8), or null for binary content. */

@@ -5,8 +5,13 @@ import type { Hash } from "../core/hash.js";
 import { WeightedLru } from "../core/lru.js";
 import type { Stat } from "../volume/volume.js";
 
-/** Entries held across all listings before the least recently used are dropped. */
-const DEFAULT_CAPACITY = 1_000_000;
+/**
+ * Entries held across all listings before the least recently used are dropped. A listing holds its
+ * subtrees' entries again (the same Stat objects, so only 8 bytes each), so a tree counts about
+ * (depth + 1) times its files: 8M lets a warm process keep the whole listing of a 1M-file tree,
+ * which is what makes its next search skip the walk (with 1M, the root's listing was never kept).
+ */
+const DEFAULT_CAPACITY = 8_000_000;
 
 export class SubtreeListings {
   private readonly lists: WeightedLru<string, readonly Stat[]>;

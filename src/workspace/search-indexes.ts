@@ -148,7 +148,7 @@ export async function buildIndexes(
   start = performance.now();
   const built = await afs.search.text.build(
     files.map((f) => f.hash),
-    progress("text"),
+    { onProgress: progress("text"), sizes: new Map(files.map((f) => [f.hash, f.size])) },
   );
   const text = { ms: Math.round(performance.now() - start), indexed: built.indexed, bytes: built.bytes };
 

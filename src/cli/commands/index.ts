@@ -1,8 +1,10 @@
 // `afs index status|build|rebuild`: the search indexes (file_query's chunks and vectors, file_grep's
 // content index) against the workspaces' live files. Without -w, every workspace.
+import { setPriority } from "node:os";
 import type { Command } from "commander";
 import type { IndexStatus } from "../../workspace/search-indexes.js";
-import { globals, type Io } from "../context.js";
+import { globalOptions, globals, type Io } from "../context.js";
+import { startIndexBuilder } from "../index-builder.js";
 import { bytes, type JsonFlag, plural, table } from "../output.js";
 import { type ProgressBar, progressBar } from "../progress.js";
 import { leaf } from "./leaf.js";
@@ -17,6 +19,16 @@ const STAGES = { chunks: "chunking", text: "content index", vectors: "embedding"
 function chosenWorkspaces(cmd: Command): string[] {
   const name = globals(cmd).workspace;
   return name ? [name] : [];
+}
+
+/** The background builder's progress line (or that none is at work). */
+function building(s: IndexStatus): string {
+  const b = s.text.building;
+  if (!b) return "content index builder: not running";
+  const counted =
+    b.total > 0 ? `${b.done}/${b.total} files walked (${Math.floor((100 * b.done) / b.total)}%)` : "counting files";
+  const seconds = Math.round((b.updated - b.started) / 1000);
+  return `content index builder: building in the background (pid ${b.pid}): ${counted}, ${plural(b.indexed, "content")} indexed in ${seconds} s; searches scan what is not indexed yet`;
 }
 
 function renderStatus(s: IndexStatus): string[] {
@@ -38,6 +50,7 @@ function renderStatus(s: IndexStatus): string[] {
       [...s.workspaces.map((w) => row(w.name, w)), ...(s.workspaces.length > 1 ? [row("(all)", s.total)] : [])],
     ),
     "",
+    building(s),
     `stored: ${plural(s.stored.blobs, "content")} chunked into ${plural(s.stored.chunks, "chunk")}${vectors ? `, ${plural(s.stored.vectors ?? 0, "vector")}` : ""}; grep's content index: ${plural(s.text.texts, "text")}, ${s.text.binary} binary, ${s.text.large} too large (${bytes(s.text.bytes)})`,
   ];
 }
@@ -54,6 +67,33 @@ export function registerIndexCommands(program: Command, io: Io): void {
         io.emit(flags, await afs.indexes.status(chosenWorkspaces(cmd)), renderStatus);
       }),
     );
+
+  // The builder itself, started in the background (index-builder.ts): no output, its progress is in the index file.
+  globalOptions(index.command("builder", { hidden: true }))
+    .option("--background", "run at a low priority (as started on its own)")
+    .action((flags: { background?: boolean }, cmd: Command) =>
+      io.withAfs(cmd, async (afs) => {
+        // Behind whatever the machine is doing for people.
+        if (flags.background) setPriority(process.pid, 10);
+        // A signal stops it between batches, before the engine closes under it.
+        const stop = new AbortController();
+        for (const signal of ["SIGTERM", "SIGINT"] as const) process.prependOnceListener(signal, () => stop.abort());
+        await afs.indexes.buildInBackground(process.pid, undefined, stop.signal);
+      }),
+    );
+
+  leaf(index, "background", "build grep's content index in a background process (progress: afs index status)").action(
+    (flags: JsonFlag, cmd: Command) =>
+      io.withAfs(cmd, async (afs) => {
+        const pid = await startIndexBuilder(afs, io.env);
+        const running = afs.indexes.text.building();
+        io.emit(flags, { started: pid !== null, pid: pid ?? running?.pid ?? null }, (r) =>
+          r.started
+            ? `building grep's content index in the background (pid ${r.pid}); see afs index status`
+            : `a builder is at work already${r.pid ? ` (pid ${r.pid})` : ""}; see afs index status`,
+        );
+      }),
+  );
 
   for (const [name, rebuild, summary] of [
     ["build", false, "index what is missing: chunks and grep's content index (and vectors with --embeddings)"],

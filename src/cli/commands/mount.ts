@@ -9,6 +9,7 @@ import { describeMount, listing, logFile, type MountListing, mountProcessAlive }
 import { Mount, mountId } from "../../mounts/mount.js";
 import type { Afs } from "../../workspace/afs.js";
 import type { Io } from "../context.js";
+import { startBuilderAfter } from "../index-builder.js";
 import { runMount, startMountProcess, stopMountProcess } from "../mount-process.js";
 import type { JsonFlag } from "../output.js";
 import { leaf } from "./leaf.js";
@@ -102,6 +103,8 @@ export async function ensureMounted(
     return { ...listing(known), started: false };
   }
   const s = await startMountProcess(afs, env, { ...options, dir: real });
+  // Many files came in: grep's content index is built in the background (see afs index status).
+  await startBuilderAfter(afs, env, s.uploaded + s.downloaded);
   return {
     workspace,
     dir: real,

@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { AfsError } from "../../core/errors.js";
 import type { WorkspaceInfo } from "../../workspace/info.js";
 import type { Io } from "../context.js";
+import { startBuilderAfter } from "../index-builder.js";
 import { bytes, type JsonFlag, plural, table } from "../output.js";
 import { progressBar } from "../progress.js";
 import { leaf } from "./leaf.js";
@@ -157,6 +158,8 @@ export function registerWorkspaceCommands(program: Command, io: Io): void {
           })
           .finally(() => bar.stop());
         for (const s of result.skipped) io.warn(`afs: warning: skipped ${s.path}: ${s.reason}\n`);
+        // Many files: grep's content index is built in the background (see afs index status).
+        await startBuilderAfter(afs, io.env, result.files);
         io.emit(
           flags,
           result,

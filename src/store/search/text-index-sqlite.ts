@@ -21,7 +21,8 @@ import { blockBounds, blockLines } from "../../search/text-blocks.js";
 import { TextCache } from "../../search/text-cache.js";
 import type {
   BlockRun,
-  BuildProgress,
+  BuilderProgress,
+  BuildOptions,
   LiteralQuery,
   TextIndex,
   TextIndexBuild,
@@ -55,6 +56,8 @@ interface Scope {
   texts: number[];
   /** Blobs too large to index. */
   large: number[];
+  /** Blobs not indexed yet, left to the background builder: candidates, scanned whole. */
+  unindexed: number[];
 }
 
 /**
@@ -74,7 +77,19 @@ export interface SqliteTextIndexOptions {
   maxIndexBytes?: number;
   /** Text cache budget in bytes of text; default from AFS_TEXT_CACHE_MB or 256 MiB. */
   cacheUnits?: number;
+  /**
+   * Most blobs a search indexes itself before it answers (default 50,000: a few seconds). Beyond
+   * that (a tree just imported), or beyond a few while a background builder runs, the search scans
+   * the blobs not indexed yet and calls `onBacklog`, which may start a builder.
+   */
+  syncLimit?: number;
+  /** Told the number of blobs a search found not indexed and left to a builder. */
+  onBacklog?: (missing: number) => void;
 }
+
+/** Blobs a search still indexes itself while a builder runs (an edit or two since it walked). */
+const SYNC_WHILE_BUILDING = 1000;
+export const DEFAULT_SYNC_LIMIT = 50_000;
 
 const EMPTY = new Uint8Array(0);
 /** Bytes of text per indexing transaction: bounds memory, and lets progress move. */
@@ -82,7 +97,12 @@ const BATCH_BYTES = 16 * 1024 * 1024;
 const LOOKUP_CHUNK = 500;
 /** How much of a blob decodeText looks at for a NUL, the mark of binary content. */
 const BINARY_SNIFF_BYTES = 8192;
-const MAX_KNOWN = 1_000_000;
+/**
+ * Rows kept in memory by hash before they are all forgotten. Twice the largest tree a process is
+ * meant to search warm (1M files): at exactly the tree's size, one new content forgot every row and
+ * the next search looked up each of them again.
+ */
+const MAX_KNOWN = 2_000_000;
 /** Scope markers kept (the newest): one per tree and filter searched by a process that had to look it up. */
 const MAX_SCOPES = 1000;
 
@@ -125,6 +145,8 @@ export class SqliteTextIndex implements TextIndex {
   private readonly toWarm = new Set<Hash>();
   private warming: Promise<void> | undefined;
   private readonly maxIndexBytes: number;
+  private readonly syncLimit: number;
+  private readonly onBacklog: ((missing: number) => void) | undefined;
   private readonly statements: () => TextIndexStatements;
   private generation = -1;
 
@@ -137,15 +159,21 @@ export class SqliteTextIndex implements TextIndex {
     this.statements = componentStatements(index, "text", TEXT_INDEX_SCHEMA, prepareTextIndex);
     this.cache = new TextCache(options.cacheUnits ?? DEFAULT_TEXT_CACHE_BYTES);
     this.maxIndexBytes = options.maxIndexBytes ?? 64 * 1024 * 1024;
+    this.syncLimit = options.syncLimit ?? DEFAULT_SYNC_LIMIT;
+    this.onBacklog = options.onBacklog;
   }
 
   private get st(): TextIndexStatements {
     return this.statements();
   }
 
-  async build(hashes: Iterable<Hash>, onProgress?: BuildProgress): Promise<TextIndexBuild> {
+  async build(hashes: Iterable<Hash>, options: BuildOptions = {}): Promise<TextIndexBuild> {
     this.checkGeneration();
-    return this.indexMissing(this.lookup(this.unknown(hashes)), onProgress);
+    const missing = this.lookup(this.unknown(hashes));
+    const built = await this.indexMissing(missing, options);
+    // A builder's batch: nothing of it stays in memory (the rows are looked up again when searched).
+    if (options.keep === false) this.forget();
+    return built;
   }
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
@@ -163,6 +191,8 @@ export class SqliteTextIndex implements TextIndex {
     }
     const scope = await this.scopeOf(hashes);
     const out: Candidates = new Map();
+    // Not indexed yet (left to the builder): every one may match, scanned whole.
+    for (const i of scope.unindexed) out.set(hashes[i] as Hash, null);
     if (expression === null) {
       for (const i of scope.texts) out.set(hashes[i] as Hash, null);
       for (const i of scope.large) out.set(hashes[i] as Hash, null);
@@ -239,17 +269,30 @@ export class SqliteTextIndex implements TextIndex {
     // One pass over the scope: a warm process knows every hash already and indexes nothing.
     const known: (Known | undefined)[] = hashes.map((h) => this.known.get(h));
     const looked = known.includes(undefined);
+    let deferred = false;
     if (looked) {
-      await this.indexMissing(this.lookup(this.unknown(hashes)));
-      hashes.forEach((h, i) => {
-        known[i] ??= this.known.get(h) ?? this.fetchOne(h);
-      });
+      const missing = this.lookup(this.unknown(hashes));
+      if (missing.length > (this.building() ? SYNC_WHILE_BUILDING : this.syncLimit)) {
+        // Too many to index before answering: a builder does it, this search scans them.
+        deferred = true;
+        this.onBacklog?.(missing.length);
+        hashes.forEach((h, i) => {
+          known[i] ??= this.known.get(h);
+        });
+      } else {
+        await this.indexMissing(missing);
+        hashes.forEach((h, i) => {
+          known[i] ??= this.known.get(h) ?? this.fetchOne(h);
+        });
+      }
     }
-    const scope: Scope = { epoch: this.epoch, known, byId: new Map(), texts: [], large: [] };
+    const scope: Scope = { epoch: this.epoch, known, byId: new Map(), texts: [], large: [], unindexed: [] };
     let complete = true;
     known.forEach((k, i) => {
-      if (!k) complete = false;
-      else if (k.state === State.Text) {
+      if (!k) {
+        complete = false;
+        if (deferred) scope.unindexed.push(i);
+      } else if (k.state === State.Text) {
         scope.byId.set(k.id, i);
         scope.texts.push(i);
       } else if (k.state === State.Large) scope.large.push(i);
@@ -375,7 +418,45 @@ export class SqliteTextIndex implements TextIndex {
       else status.large = row.n;
       status.bytes += row.bytes;
     }
+    const building = this.building();
+    if (building) status.building = building;
     return status;
+  }
+
+  /** Most blobs a search indexes itself before it answers (see SqliteTextIndexOptions.syncLimit). */
+  syncLimitOf(): number {
+    return this.syncLimit;
+  }
+
+  /** The background builder at work (its process alive), or undefined. */
+  building(): BuilderProgress | undefined {
+    const row = this.st.builder.get() as BuilderProgress | undefined;
+    return row && processAlive(row.pid) ? row : undefined;
+  }
+
+  /**
+   * Claims the builder's place for process `pid`; false when another live process holds it. A
+   * place whose process died (killed mid-build) is taken over: the index is resumed, not restarted,
+   * as every blob indexed before is kept.
+   */
+  claimBuilder(pid: number): boolean {
+    return this.st.db
+      .transaction(() => {
+        const row = this.st.builder.get() as BuilderProgress | undefined;
+        if (row && row.pid !== pid && processAlive(row.pid)) return false;
+        const now = Date.now();
+        this.st.claim.run(pid, now, now);
+        return true;
+      })
+      .immediate();
+  }
+
+  reportBuilder(pid: number, progress: Pick<BuilderProgress, "done" | "total" | "indexed">): void {
+    this.st.report.run(Date.now(), progress.done, progress.total, progress.indexed, pid);
+  }
+
+  releaseBuilder(pid: number): void {
+    this.st.release.run(pid);
   }
 
   async clear(): Promise<void> {
@@ -502,13 +583,13 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** Reads, decodes and indexes these blobs, in transactions of about BATCH_BYTES. */
-  private async indexMissing(missing: readonly Hash[], onProgress?: BuildProgress): Promise<TextIndexBuild> {
+  private async indexMissing(missing: readonly Hash[], options: BuildOptions = {}): Promise<TextIndexBuild> {
     const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
     let batch: Pending[] = [];
     let batchBytes = 0;
     const flush = () => {
-      this.write(batch, result);
-      onProgress?.(result.indexed, missing.length);
+      this.write(batch, result, options.keep !== false);
+      options.onProgress?.(result.indexed, missing.length);
       batch = [];
       batchBytes = 0;
     };
@@ -516,7 +597,7 @@ export class SqliteTextIndex implements TextIndex {
       // A blob is classified by its first bytes before it is read whole: a binary one (a NUL up
       // front) or one too large to index (it may be GiBs) is never inflated whole. Binaries are most
       // of a real tree's bytes (70% of node_modules), which a first search read whole only to skip.
-      const size = hash === EMPTY_SHA256 ? 0 : ((await this.store.blobSize(hash)) ?? 0);
+      const size = hash === EMPTY_SHA256 ? 0 : (options.sizes?.get(hash) ?? (await this.store.blobSize(hash)) ?? 0);
       const head =
         size > BINARY_SNIFF_BYTES
           ? ((await this.store.readBlobRange(hash, 0, BINARY_SNIFF_BYTES)) ?? Buffer.alloc(0))
@@ -539,7 +620,7 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** One transaction: each blob's row, and its trigrams unless another writer got there first. */
-  private write(batch: readonly Pending[], result: TextIndexBuild): void {
+  private write(batch: readonly Pending[], result: TextIndexBuild, keep: boolean): void {
     const rows = batch.map(({ hash, data, size, text }) => {
       // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
       const large = size > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
@@ -573,7 +654,7 @@ export class SqliteTextIndex implements TextIndex {
               this.st.insertBand.run(id * BANDS + j, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
             });
           } else if (row.blooms) this.st.insertBlooms.run(id, row.blooms, row.lines);
-          this.known.set(row.hash, { id, state: row.state, blocks });
+          if (keep) this.known.set(row.hash, { id, state: row.state, blocks });
           result.indexed++;
           result.bytes += row.bytes;
           if (row.state !== State.Text) result.skipped++;
@@ -581,7 +662,8 @@ export class SqliteTextIndex implements TextIndex {
       })
       .immediate();
     // The texts just indexed are what the search is about to verify.
-    for (const { hash, data, text } of batch) if (text !== null) this.cache.set(hash, data.toString("latin1"));
+    if (keep)
+      for (const { hash, data, text } of batch) if (text !== null) this.cache.set(hash, data.toString("latin1"));
   }
 
   private async blob(hash: Hash): Promise<Buffer> {
@@ -589,6 +671,17 @@ export class SqliteTextIndex implements TextIndex {
     const data = await this.store.getBlob(hash);
     if (!data) throw new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`);
     return data;
+  }
+}
+
+/** Whether process `pid` is alive (on this machine: the index file is each machine's own). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: alive, another user's.
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

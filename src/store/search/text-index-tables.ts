@@ -59,6 +59,17 @@ export const TEXT_INDEX_SCHEMA = [
    DELETE FROM text_blobs WHERE blocks >= 64;
    DELETE FROM text_scopes;
    UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
+  // Version 8: the background builder's claim and progress (one row while one runs), which
+  // `afs index status` reads and which keeps a second builder from starting beside it.
+  `CREATE TABLE text_builder (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     pid INTEGER NOT NULL,
+     started INTEGER NOT NULL,
+     updated INTEGER NOT NULL,
+     done INTEGER NOT NULL,
+     total INTEGER NOT NULL,
+     indexed INTEGER NOT NULL
+   );`,
 ];
 
 /** @internal better-sqlite3's statement types cannot be named in a .d.ts; the store is not public. */
@@ -97,6 +108,14 @@ export function prepareTextIndex(db: Database.Database) {
     deleteGrams: db.prepare<[string]>("DELETE FROM text_trigrams WHERE rowid IN (SELECT value FROM json_each(?))"),
     deleteBlobs: db.prepare<[string]>("DELETE FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))"),
     bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
+    builder: db.prepare("SELECT pid, started, updated, done, total, indexed FROM text_builder WHERE id = 1"),
+    claim: db.prepare<[number, number, number]>(
+      "INSERT OR REPLACE INTO text_builder (id, pid, started, updated, done, total, indexed) VALUES (1, ?, ?, ?, 0, 0, 0)",
+    ),
+    report: db.prepare<[number, number, number, number, number]>(
+      "UPDATE text_builder SET updated = ?, done = ?, total = ?, indexed = ? WHERE id = 1 AND pid = ?",
+    ),
+    release: db.prepare<[number]>("DELETE FROM text_builder WHERE id = 1 AND pid = ?"),
     status: db.prepare("SELECT state, count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM text_blobs GROUP BY state"),
   };
 }

@@ -3,6 +3,7 @@
 // status and build over them.
 import type { PassageIndex } from "../../search/passage-index.js";
 import type { SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
+import type { BackgroundBuild } from "../index-builder.js";
 import type { BuildOptions, BuildResult, IndexStatus } from "../search-indexes.js";
 import type { Engine } from "./engine.js";
 import type { Workspaces } from "./workspaces.js";
@@ -33,6 +34,24 @@ export class Indexes {
   async build(workspaces: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
     const { buildIndexes } = await import("../search-indexes.js");
     return buildIndexes(this.source(), workspaces, options);
+  }
+
+  /**
+   * Builds grep's content index over every workspace as the background builder, process `pid`,
+   * in bounded memory; null when another builder is at it already.
+   */
+  async buildInBackground(
+    pid: number,
+    onProgress?: (done: number, total: number, indexed: number) => void,
+    stop?: AbortSignal,
+  ): Promise<BackgroundBuild | null> {
+    const { buildContentIndex } = await import("../index-builder.js");
+    return buildContentIndex(this.engine, pid, onProgress, stop);
+  }
+
+  /** Calls `start` when a search leaves contents not indexed yet to a builder (see SearchFiles.onBacklog). */
+  whenBehind(start: (missing: number) => void): void {
+    this.engine.search.onBacklog = start;
   }
 
   private source() {

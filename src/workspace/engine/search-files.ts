@@ -9,7 +9,7 @@ import type { EmbeddingProviders } from "../../search/embeddings/open.js";
 import { PassageIndex } from "../../search/passage-index.js";
 import { IndexDb, indexDbPath } from "../../store/index-db.js";
 import { SqlitePassageStore } from "../../store/search/passage-store-sqlite.js";
-import { SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
+import { DEFAULT_SYNC_LIMIT, SqliteTextIndex } from "../../store/search/text-index-sqlite.js";
 import { SqliteVectorStore } from "../../store/search/vector-store-sqlite.js";
 import type { Store } from "../../store/store.js";
 import type { IndexPruned } from "../gc.js";
@@ -56,9 +56,18 @@ export class SearchFiles {
   get text(): SqliteTextIndex {
     this.contentIndex ??= new SqliteTextIndex(() => this.db, this.store, {
       cacheUnits: this.settings.textCacheBytes,
+      syncLimit: syncLimitOf(this.settings.env.AFS_INDEX_SYNC_BLOBS),
+      onBacklog: (missing) => this.onBacklog?.(missing),
     });
     return this.contentIndex;
   }
+
+  /**
+   * Told when a search found more contents not indexed than it indexes itself (it scans them):
+   * the CLI starts a background builder here. Unset (a library user): searches scan until
+   * `afs index build` or a builder indexes them.
+   */
+  onBacklog: ((missing: number) => void) | undefined;
 
   /** Drops the index rows of blobs gc deleted; no index file, no work. */
   async prune(deleted: ReadonlySet<Hash>): Promise<IndexPruned | undefined> {
@@ -73,4 +82,10 @@ export class SearchFiles {
     await this.passageIndex?.close();
     this.indexDb?.close();
   }
+}
+
+/** AFS_INDEX_SYNC_BLOBS: most contents a search indexes before it answers (the rest it scans). */
+function syncLimitOf(value: string | undefined): number {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isInteger(n) && n >= 0 ? n : DEFAULT_SYNC_LIMIT;
 }

@@ -1,0 +1,109 @@
+// The background builder of grep's content index: walks every workspace's files (head trees, then
+// live rows) without holding them, and indexes the contents not indexed yet in small batches,
+// writing its progress where `afs index status` reads it. Resumable: a builder stopped midway
+// leaves what it indexed, and the next one skips that (the index is keyed by content hash).
+import type { Hash } from "../core/hash.js";
+import type { Engine } from "./engine/engine.js";
+import { TreeReader } from "./tree.js";
+
+/**
+ * Bytes of contents per indexing call: the builder's memory is this batch, not the tree. Each call
+ * writes a segment of postings; smaller ones cost FTS5 merges.
+ */
+const BATCH_BYTES = 16 * 1024 * 1024;
+const BATCH_FILES = 20_000;
+/** Tree entries kept decoded between the counting pass and the indexing pass. */
+const TREE_CACHE_ENTRIES = 50_000;
+
+export interface BackgroundBuild {
+  files: number;
+  indexed: number;
+  bytes: number;
+  ms: number;
+}
+
+interface FileEntry {
+  hash: Hash;
+  size: number;
+}
+
+/**
+ * Builds the content index for every workspace as process `pid`; null when another live builder
+ * holds the place (it is doing this already).
+ */
+export async function buildContentIndex(
+  engine: Pick<Engine, "store" | "search">,
+  pid: number,
+  onProgress?: (done: number, total: number, indexed: number) => void,
+  stop?: AbortSignal,
+): Promise<BackgroundBuild | null> {
+  const index = engine.search.text;
+  if (!index.claimBuilder(pid)) return null;
+  const start = performance.now();
+  const trees = new TreeReader(engine.store, TREE_CACHE_ENTRIES);
+  const result: BackgroundBuild = { files: 0, indexed: 0, bytes: 0, ms: 0 };
+  try {
+    const roots: { workspace: string; root: Hash }[] = [];
+    for (const ws of await engine.store.listWorkspaces()) {
+      const head = await engine.store.getCheckpointById(ws.head);
+      if (head) roots.push({ workspace: ws.name, root: head.root });
+    }
+    // A first pass counts the files, so progress has a total; subtrees met twice count once.
+    let total = 0;
+    for await (const _ of files(trees, roots, new Set())) {
+      if (stop?.aborted) return result;
+      total++;
+    }
+    index.reportBuilder(pid, { done: 0, total, indexed: 0 });
+    let batch = new Map<Hash, number>();
+    let batchBytes = 0;
+    const add = (hash: Hash, size: number): boolean => {
+      if (!batch.has(hash)) batchBytes += size;
+      batch.set(hash, size);
+      return batchBytes >= BATCH_BYTES || batch.size >= BATCH_FILES;
+    };
+    const flush = async (): Promise<void> => {
+      const built = await index.build(batch.keys(), { keep: false, sizes: batch });
+      result.indexed += built.indexed;
+      result.bytes += built.bytes;
+      batch = new Map();
+      batchBytes = 0;
+      index.reportBuilder(pid, { done: result.files, total, indexed: result.indexed });
+      onProgress?.(result.files, total, result.indexed);
+      // A SQLite store answers without I/O waits, so the loop would be one chain of microtasks:
+      // a turn of the event loop per batch lets a signal (or another request) in.
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    for await (const f of files(trees, roots, new Set())) {
+      // Asked to stop (a signal): what is indexed stays, the next builder goes on from there.
+      if (stop?.aborted) return result;
+      result.files++;
+      if (add(f.hash, f.size)) await flush();
+    }
+    // Live rows (changes since each head): few, indexed last.
+    for (const { workspace } of roots) {
+      for (const row of await engine.store.overlayUnder(workspace, "/")) {
+        if (row.entry?.kind === "file" && add(row.entry.hash, row.entry.size)) await flush();
+      }
+    }
+    await flush();
+    result.ms = Math.round(performance.now() - start);
+    return result;
+  } finally {
+    index.releaseBuilder(pid);
+  }
+}
+
+/** Every file below the roots, depth first, each distinct subtree walked once (`seen`). */
+async function* files(trees: TreeReader, roots: readonly { root: Hash }[], seen: Set<Hash>): AsyncGenerator<FileEntry> {
+  const stack: Hash[] = roots.map((r) => r.root);
+  while (stack.length > 0) {
+    const tree = stack.pop() as Hash;
+    if (seen.has(tree)) continue;
+    seen.add(tree);
+    for (const e of (await trees.get(tree)).values()) {
+      if (e.kind === "dir") stack.push(e.hash);
+      else if (e.kind === "file") yield { hash: e.hash, size: e.size };
+    }
+  }
+}
