@@ -20,8 +20,6 @@ interface LogFlags extends JsonFlag {
 
 /** Operations whose hashes are root trees, not file contents (no size change to show). */
 const TREE_OPS = new Set(["checkpoint", "restore"]);
-/** How often `afs log --follow` without -w looks for workspaces created since it started. */
-const NEW_WORKSPACES_MS = 1000;
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** "30m", "2h", "7d" ago, or an ISO date or time. */
@@ -136,27 +134,14 @@ export function registerLog(program: Command, io: Io): void {
           e.seq > (printed.get(e.workspace) ?? 0) &&
           (under === undefined || isWithin(e.path, under)) &&
           (filter.actor === undefined || e.actor === filter.actor);
-        const followed = new Set<string>();
-        const followAll = (list: readonly string[]): void => {
-          for (const ws of list) {
-            if (followed.has(ws)) continue;
-            followed.add(ws);
-            afs.events.follow(ws, printed.get(ws) ?? 0, (events) => print(events.filter(keep), true));
-          }
-        };
-        followAll(names);
-        // Until interrupted: the signal closes the engine (and its followers) and ends the process.
-        // The timer keeps the process alive (followers unref theirs); without -w it also picks up
-        // workspaces created since, from their first event.
-        await new Promise<never>(() =>
-          setInterval(() => {
-            if (named !== undefined) return;
-            afs.workspaces.list().then(
-              (all) => followAll(all.map((w) => w.name)),
-              () => undefined,
-            );
-          }, NEW_WORKSPACES_MS),
-        );
+        const printNew = (events: EventRecord[]) => print(events.filter(keep), true);
+        // Until interrupted: the signal closes the engine (and its followers) and ends the process;
+        // the timer keeps the process alive (followers unref theirs). Without -w, workspaces
+        // created since are followed too, from their first event.
+        const from = Object.fromEntries(printed);
+        if (named === undefined) afs.events.followEvery(printNew, { from });
+        else for (const ws of names) afs.events.follow(ws, printed.get(ws) ?? 0, printNew);
+        await new Promise<never>(() => setInterval(() => undefined, 60_000));
       }),
     );
 }

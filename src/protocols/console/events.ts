@@ -21,8 +21,6 @@ const ACTIVITY = offeredBy("http").find((t) => t.name === "workspace_activity");
 const KEEPALIVE_MS = 15_000;
 /** How often an open stream checks that its token still works (revoked, expired: the stream ends). */
 const RECHECK_MS = 2000;
-/** How often a stream of every workspace looks for workspaces created (or deleted) since it started. */
-const NEW_WORKSPACES_MS = 1000;
 
 /** One event as the stream sends it: the record with what it did (as workspace_activity says). */
 const changeData = (e: EventRecord): string => JSON.stringify({ ...e, outcome: outcomeOf(e) });
@@ -35,10 +33,8 @@ export async function streamEvents(
   res: ServerResponse,
   stillValid: () => Promise<boolean> = async () => true,
 ) {
-  const followers = new Map<string, { close(): void }>();
+  let follower: { close(): void } | null = null;
   let timers: NodeJS.Timeout[] = [];
-  // Set once the stream is over: a workspace listing still under way then follows nothing more.
-  let ended = false;
   try {
     if (ACTIVITY) checkAllowed(session.profile, ACTIVITY);
     const named = url.searchParams.get("workspace") ?? (session.pinned ? session.workspace : null);
@@ -53,36 +49,12 @@ export async function streamEvents(
       // No `id:` lines: one number cannot resume many logs. A reconnecting page gets a fresh ready
       // and reads the history up to it again, as it did first.
       res.write(`event: ready\ndata: ${JSON.stringify({ workspace: null, after: positions })}\n\n`);
-      const follow = (workspace: string, after: number) => {
-        if (ended) return;
-        followers.set(
-          workspace,
-          afs.events.follow(workspace, after, (events) => {
-            for (const e of events) res.write(`event: change\ndata: ${changeData(e)}\n\n`);
-          }),
-        );
-      };
-      for (const [workspace, after] of Object.entries(positions)) follow(workspace, after);
-      let looking = false;
-      const look = async () => {
-        if (looking) return;
-        looking = true;
-        try {
-          const names = new Set((await afs.workspaces.list()).map((w) => w.name));
-          // A workspace created since is followed from its first event.
-          for (const name of names) if (!followers.has(name)) follow(name, 0);
-          for (const [name, follower] of followers) {
-            if (names.has(name)) continue;
-            follower.close();
-            followers.delete(name);
-          }
-        } catch {
-          // The next look tries again.
-        } finally {
-          looking = false;
-        }
-      };
-      timers.push(setInterval(() => void look(), NEW_WORKSPACES_MS));
+      follower = afs.events.followEvery(
+        (events) => {
+          for (const e of events) res.write(`event: change\ndata: ${changeData(e)}\n\n`);
+        },
+        { from: positions },
+      );
     } else {
       const workspace = named;
       if (leavesPin(session, workspace)) {
@@ -97,12 +69,9 @@ export async function streamEvents(
       open(res);
       // The position the stream starts from, so the page can fetch the history before it.
       res.write(`event: ready\ndata: ${JSON.stringify({ workspace, after })}\n\n`);
-      followers.set(
-        workspace,
-        afs.events.follow(workspace, after, (events) => {
-          for (const e of events) res.write(`id: ${e.seq}\nevent: change\ndata: ${changeData(e)}\n\n`);
-        }),
-      );
+      follower = afs.events.follow(workspace, after, (events) => {
+        for (const e of events) res.write(`id: ${e.seq}\nevent: change\ndata: ${changeData(e)}\n\n`);
+      });
     }
     timers.push(setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS));
     timers.push(
@@ -118,10 +87,9 @@ export async function streamEvents(
     if (!res.headersSent) sendError(res, e, afs.settings.debug);
     else res.end();
   } finally {
-    ended = true;
     for (const t of timers) clearInterval(t);
     timers = [];
-    for (const f of followers.values()) f.close();
+    follower?.close();
   }
 }
 

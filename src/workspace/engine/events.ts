@@ -164,4 +164,54 @@ export class Events {
   follow(workspace: string, after: number, onEvents: (events: EventRecord[]) => Promise<void> | void): EventFollower {
     return this.engine.store.followEvents(workspace, after, onEvents);
   }
+
+  /**
+   * Follows every workspace: each from `from[name]` when given, else from where its log stands
+   * when the follow starts; a workspace created since from its first event (looked for every
+   * `everyMs`, default 1 s); a deleted one is dropped. `onEvents` gets one workspace's batch at a time.
+   */
+  followEvery(
+    onEvents: (events: EventRecord[]) => Promise<void> | void,
+    options: { from?: Readonly<Record<string, number>>; everyMs?: number } = {},
+  ): EventFollower {
+    const followers = new Map<string, EventFollower>();
+    let closed = false;
+    let looking = false;
+    let first = true;
+    const look = async (): Promise<void> => {
+      if (looking || closed) return;
+      looking = true;
+      try {
+        const now = await this.engine.store.listWorkspaces();
+        if (closed) return;
+        const names = new Set(now.map((w) => w.name));
+        for (const w of now) {
+          if (followers.has(w.name)) continue;
+          const after = options.from?.[w.name] ?? (first ? w.revision : 0);
+          followers.set(w.name, this.follow(w.name, after, onEvents));
+        }
+        for (const [name, follower] of followers) {
+          if (names.has(name)) continue;
+          follower.close();
+          followers.delete(name);
+        }
+        first = false;
+      } catch {
+        // The store is away: the next look tries again.
+      } finally {
+        looking = false;
+      }
+    };
+    void look();
+    const timer = setInterval(() => void look(), options.everyMs ?? 1000);
+    timer.unref();
+    return {
+      close() {
+        closed = true;
+        clearInterval(timer);
+        for (const f of followers.values()) f.close();
+        followers.clear();
+      },
+    };
+  }
 }
