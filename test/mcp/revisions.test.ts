@@ -258,3 +258,89 @@ describe("the 2026-07-28 wire on afs serve", () => {
     await expect(read(await h.afs.workspaces.volume("demo"), { path: "/x" })).rejects.toThrow();
   });
 });
+
+describe("subscriptions/listen on afs serve", () => {
+  /** Opens a listen stream; `notes` collects its notifications as they come. */
+  async function listen(headers: Record<string, string>, notifications: Record<string, unknown>) {
+    const gone = new AbortController();
+    const res = await fetch(server.url, {
+      method: "POST",
+      signal: gone.signal,
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "subscriptions/listen",
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "subscriptions/listen",
+        params: { notifications, _meta: ENVELOPE },
+      }),
+    });
+    const notes: { method: string; params?: Record<string, unknown> }[] = [];
+    if (res.ok && res.body) {
+      void (async () => {
+        let buffer = "";
+        try {
+          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+            buffer += Buffer.from(chunk).toString("utf8");
+            let end = buffer.indexOf("\n\n");
+            while (end >= 0) {
+              const data = buffer
+                .slice(0, end)
+                .split("\n")
+                .filter((l) => l.startsWith("data:"))
+                .map((l) => l.slice(5).trim())
+                .join("\n");
+              if (data) notes.push(JSON.parse(data));
+              buffer = buffer.slice(end + 2);
+              end = buffer.indexOf("\n\n");
+            }
+          }
+        } catch {
+          // aborted
+        }
+      })();
+    }
+    return { res, notes, close: () => gone.abort() };
+  }
+
+  const until = async (check: () => boolean, ms = 3000): Promise<number> => {
+    const start = Date.now();
+    while (!check()) {
+      if (Date.now() - start > ms) throw new Error("timed out");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return Date.now() - start;
+  };
+
+  it("a write from another process reaches a listening client within a second; list changes too", async () => {
+    const auth = { Authorization: `Bearer ${issue(h, ["--workspace", "demo", "--profile", "workspace-ro"]).secret}` };
+    const uri = "afs://demo/readme.md";
+    const stream = await listen(auth, { resourceSubscriptions: [uri], resourcesListChanged: true });
+    try {
+      expect(stream.res.status).toBe(200);
+      await until(() => stream.notes.some((n) => n.method === "notifications/subscriptions/acknowledged"));
+      const written = h.run(["fs", "write", "/readme.md", "-w", "demo", "--content", "# changed\n"]);
+      expect(written.status).toBe(0);
+      const ms = await until(() =>
+        stream.notes.some((n) => n.method === "notifications/resources/updated" && n.params?.uri === uri),
+      );
+      expect(ms).toBeLessThan(1000);
+      expect(h.run(["fs", "write", "/new.txt", "-w", "demo", "--content", "new\n"]).status).toBe(0);
+      await until(() => stream.notes.some((n) => n.method === "notifications/resources/list_changed"));
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("refuses to watch another workspace's files with a workspace token (403 before anything runs)", async () => {
+    const auth = { Authorization: `Bearer ${issue(h, ["--workspace", "demo", "--profile", "workspace-ro"]).secret}` };
+    const stream = await listen(auth, { resourceSubscriptions: ["afs://other/readme.md"] });
+    expect(stream.res.status).toBe(403);
+    stream.close();
+  });
+});

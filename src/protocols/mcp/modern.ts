@@ -17,6 +17,7 @@ import {
 import { rpcError } from "./errors.js";
 import { listResources, listResourceTemplates, readResource } from "./resources/index.js";
 import { INSTRUCTIONS, type McpSessionOptions, SERVER_INFO, type SessionTools, sessionTools } from "./session.js";
+import type { TransportKind } from "./tool.js";
 
 /** Methods whose 2026-07-28 results carry `ttlMs` / `cacheScope`. */
 type CacheableMethod =
@@ -29,7 +30,8 @@ type CacheableMethod =
 
 /** One part of what a session offers on 2026-07-28. */
 export interface ModernSurface {
-  capabilities: ServerCapabilities;
+  /** What the surface declares on a transport. */
+  capabilities(transport: TransportKind): ServerCapabilities;
   cacheHints: Partial<Record<CacheableMethod, CacheHint>>;
   /** `tools`: the session's tools (its listing and the next steps its errors name), built once. */
   register(server: Server, options: McpSessionOptions, tools: SessionTools): void;
@@ -40,7 +42,7 @@ export interface ModernSurface {
 const LIST_TTL_MS = 5 * 60_000;
 
 export const toolSurface: ModernSurface = {
-  capabilities: { tools: {} },
+  capabilities: () => ({ tools: {} }),
   cacheHints: {
     "tools/list": { ttlMs: LIST_TTL_MS, cacheScope: "private" },
     "server/discover": { ttlMs: LIST_TTL_MS, cacheScope: "private" },
@@ -60,11 +62,12 @@ export const toolSurface: ModernSurface = {
 /**
  * Workspace files as resources (./resources/): templates, a paged list and reads, each result with
  * the caching hint its function returns. Every failure is one JSON-RPC error (rpcError): a missing
- * file is -32602 with the URI in `data.uri`. Change notifications (subscriptions/listen) are not
- * wired yet, so the capability declares neither `subscribe` nor `listChanged`.
+ * file is -32602 with the URI in `data.uri`. Change notifications come on subscriptions/listen
+ * streams from afs serve's bus (resources/listen-bus.ts), which the SDK's listen router owns.
  */
 export const resourceSurface: ModernSurface = {
-  capabilities: { resources: {} },
+  // Over stdio the SDK's entry takes no event bus yet: 2025-11-25's resources/subscribe serves there.
+  capabilities: (transport) => ({ resources: transport === "http" ? { subscribe: true, listChanged: true } : {} }),
   cacheHints: {},
   register(server, options, tools) {
     const fail = (e: unknown, uri?: string) => {
@@ -104,7 +107,7 @@ export function createModernServer(options: McpSessionOptions, surfaces: readonl
   const capabilities: ServerCapabilities = {};
   const cacheHints: ModernSurface["cacheHints"] = {};
   for (const s of surfaces) {
-    Object.assign(capabilities, s.capabilities);
+    Object.assign(capabilities, s.capabilities(options.transport));
     Object.assign(cacheHints, s.cacheHints);
   }
   const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS, cacheHints });

@@ -18,7 +18,10 @@ import { leavesPin } from "../../../access/binding.js";
 import type { Limits } from "../../../access/limits.js";
 import { allows } from "../../../access/profiles.js";
 import type { Afs } from "../../../workspace/afs.js";
+import { asAfsError } from "../errors.js";
 import { createModernServer } from "../modern.js";
+import { authorize } from "../resources/context.js";
+import { ListenBus } from "../resources/listen-bus.js";
 import { createMcpServer } from "../server.js";
 import { offeredBy } from "../tools.js";
 import type { Session } from "./auth.js";
@@ -28,7 +31,7 @@ export interface EndpointConfig {
   afs: Afs;
   limits: Limits;
   /** The 2026-07-28 handler (one per afs serve, see modernHandler). */
-  modern: McpHttpHandler;
+  modern: ModernHandler;
   /** WWW-Authenticate value for a 403 (insufficient_scope), given the reason. */
   forbidden: (reason: string) => string;
 }
@@ -36,12 +39,20 @@ export interface EndpointConfig {
 /** The session rides to the per-request server factory in the SDK's pass-through authInfo. */
 type SessionAuth = AuthInfo & { extra: { session: Session } };
 
+/** The 2026-07-28 handler and the bus its subscriptions/listen streams read. */
+export interface ModernHandler {
+  handler: McpHttpHandler;
+  bus: ListenBus;
+}
+
 /**
  * The SDK v2 handler that answers 2026-07-28 requests (`legacy: 'reject'`: afs routes 2025-era
- * traffic to its v1 server itself). A fresh server per request, built for the request's session.
+ * traffic to its v1 server itself). A fresh server per request, built for the request's session;
+ * one change-event bus for every listen stream of this afs serve.
  */
-export function modernHandler(afs: Afs, limits: Limits): McpHttpHandler {
-  return createMcpHandler(
+export function modernHandler(afs: Afs, limits: Limits): ModernHandler {
+  const bus = new ListenBus(afs);
+  const handler = createMcpHandler(
     (ctx) => {
       const session = (ctx.authInfo as SessionAuth | undefined)?.extra.session;
       if (!session) throw new Error("modernHandler: a request reached the MCP handler without a session");
@@ -49,12 +60,14 @@ export function modernHandler(afs: Afs, limits: Limits): McpHttpHandler {
     },
     {
       legacy: "reject",
+      bus,
       maxRequestBodySize: limits.maxHttpBodyBytes,
       onerror: (e) => {
         if (afs.settings.debug) process.stderr.write(`afs serve: ${e.stack ?? e.message}\n`);
       },
     },
   );
+  return { handler, bus };
 }
 
 const HTTP_TOOLS = new Map(offeredBy("http").map((t) => [t.name, t]));
@@ -96,7 +109,18 @@ export async function handleMcp(config: EndpointConfig, session: Session, req: I
     mcpNameHeader: header("mcp-name"),
     body: parsed,
   });
-  if (route.kind !== "legacy") return serveModern(config.modern, session, req, res, body, parsed);
+  if (route.kind !== "legacy") {
+    const listened = await listenedUris(config, session, parsed);
+    if ("refused" in listened) {
+      const { status, message } = listened.refused;
+      const headers: Record<string, string> = status === 403 ? { "WWW-Authenticate": config.forbidden(message) } : {};
+      rpcError(res, status, message, headers, status === 403 ? -32000 : -32602);
+      return;
+    }
+    const release = config.modern.bus.watch(listened.uris);
+    res.once("close", release);
+    return serveModern(config.modern.handler, session, req, res, body, parsed);
+  }
 
   const server = createMcpServer({ afs: config.afs, limits: config.limits, transport: "http", ...session });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -156,6 +180,38 @@ async function serveModern(
     if (!res.destroyed) throw e;
   }
   res.end();
+}
+
+/**
+ * The live-file URIs a subscriptions/listen asks to watch, each checked as a read of it would be
+ * (profile, a pinned token's workspace, the workspace exists; the file may appear later), so a
+ * stream never hears of files its token could not read. Checkpoint URIs never change: not watched.
+ */
+async function listenedUris(
+  config: EndpointConfig,
+  session: Session,
+  parsed: unknown,
+): Promise<
+  { uris: { uri: string; workspace: string; path: string }[] } | { refused: { status: number; message: string } }
+> {
+  const uris: { uri: string; workspace: string; path: string }[] = [];
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const m = message as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } };
+    if (m?.method !== "subscriptions/listen") continue;
+    const asked = m.params?.notifications?.resourceSubscriptions;
+    if (!Array.isArray(asked)) continue;
+    const ctx = { afs: config.afs, limits: config.limits, ...session };
+    for (const uri of asked) {
+      try {
+        const a = await authorize(ctx, String(uri));
+        if (a.checkpoint === null) uris.push({ uri: String(uri), workspace: a.workspace, path: a.path });
+      } catch (e) {
+        const err = asAfsError(e);
+        return { refused: { status: err.code === "PERMISSION_DENIED" ? 403 : 400, message: `${uri}: ${err.message}` } };
+      }
+    }
+  }
+  return { uris };
 }
 
 /** The first tools/call the session may not make (a tool outside its profile, another workspace). */

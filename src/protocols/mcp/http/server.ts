@@ -121,7 +121,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-        void modern.close();
+        void modern.handler.close();
       }),
   };
 }

@@ -6,10 +6,10 @@ import type { EventFollower, EventRecord } from "../../../workspace/afs.js";
 import { authorize, listedWorkspace, type ResourceContext } from "./context.js";
 
 /** Events that change no file's content: a checkpoint only names the live state, a directory holds no bytes. */
-const NO_CONTENT_CHANGE: ReadonlySet<string> = new Set(["checkpoint", "mkdir"]);
+export const NO_CONTENT_CHANGE: ReadonlySet<string> = new Set(["checkpoint", "mkdir"]);
 
 /** Whether an event changes which files there are (not only what one holds). */
-const changesTheList = (e: EventRecord): boolean =>
+export const changesTheList = (e: EventRecord): boolean =>
   !NO_CONTENT_CHANGE.has(e.op) && (e.oldHash === null || e.newHash === null || e.path === "/");
 
 export interface WatchHandlers {
