@@ -11,6 +11,7 @@ import type { MutationResult, OpenFile, Stat, Volume } from "../volume/volume.js
 import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
 import type { TreeReader } from "./tree.js";
+import { plainStat } from "./workspace-volume.js";
 
 const MAX_SYMLINK_HOPS = 16;
 
@@ -131,10 +132,4 @@ export class CheckpointVolume implements Volume {
     if (e.kind === "symlink") stat.target = (await this.blob(e.hash)).toString("utf8");
     return stat;
   }
-}
-
-function plainStat(path: string, name: string, e: Entry): Stat {
-  const stat: Stat = { path, name, kind: e.kind, size: e.size, mode: e.mode, mtime: e.mtime };
-  if (e.kind !== "dir") stat.sha256 = e.hash;
-  return stat;
 }

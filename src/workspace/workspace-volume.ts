@@ -437,7 +437,7 @@ export class WorkspaceVolume implements Volume {
 }
 
 /** A Stat from a tree entry, without a symlink's target (which needs a read). */
-function plainStat(path: string, name: string, e: Entry): Stat {
+export function plainStat(path: string, name: string, e: Entry): Stat {
   const stat: Stat = { path, name, kind: e.kind, size: e.size, mode: e.mode, mtime: e.mtime };
   if (e.kind !== "dir") stat.sha256 = e.hash;
   return stat;
