@@ -62,12 +62,12 @@ export const toolSurface: ModernSurface = {
 /**
  * Workspace files as resources (./resources/): templates, a paged list and reads, each result with
  * the caching hint its function returns. Every failure is one JSON-RPC error (rpcError): a missing
- * file is -32602 with the URI in `data.uri`. Change notifications come on subscriptions/listen
- * streams from afs serve's bus (resources/listen-bus.ts), which the SDK's listen router owns.
+ * file is -32602 with the URI in `data.uri`. Change notifications come on subscriptions/listen,
+ * which the SDK's entries own: over HTTP from afs serve's bus (resources/listen-bus.ts), over stdio
+ * from the connection's watch through its pinned server (stdio-listen.ts).
  */
 export const resourceSurface: ModernSurface = {
-  // Over stdio the SDK's entry takes no event bus yet: 2025-11-25's resources/subscribe serves there.
-  capabilities: (transport) => ({ resources: transport === "http" ? { subscribe: true, listChanged: true } : {} }),
+  capabilities: () => ({ resources: { subscribe: true, listChanged: true } }),
   cacheHints: {},
   register(server, options, tools) {
     const fail = (e: unknown, uri?: string) => {

@@ -2,7 +2,8 @@
 // era, by the SDK's own classifier: an `initialize` (or any request without the 2026-07-28
 // `_meta` envelope) starts the 2025-11-25 session on the SDK v1 server, exactly as before; a
 // request carrying the envelope (`server/discover`, or any other) goes to the SDK v2 stdio
-// entry, which serves 2026-07-28 (and its subscriptions/listen) for the rest of the connection.
+// entry, which serves 2026-07-28 (and its subscriptions/listen, stdio-listen.ts) for the rest of
+// the connection.
 import type { Transport as V1Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { classifyInboundRequest, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -37,13 +38,24 @@ export function serveStdioBothEras(options: McpSessionOptions): StdioServing {
       return "legacy" as const;
     }
     const { createModernServer } = await import("./modern.js");
-    serveStdio(() => createModernServer(options), {
-      transport: opening,
-      legacy: "reject",
-      onerror: (e) => {
-        if (options.afs.settings.debug) process.stderr.write(`afs mcp: ${e.stack ?? e.message}\n`);
+    const { ListenGate, StdioListens } = await import("./stdio-listen.js");
+    // subscriptions/listen: the entry routes the pinned server's change notifications onto the
+    // open subscriptions; the gate checks and watches each listen's URIs before the entry sees it.
+    const listens = new StdioListens(options);
+    serveStdio(
+      () => {
+        const server = createModernServer(options);
+        listens.serving(server);
+        return server;
       },
-    });
+      {
+        transport: new ListenGate(opening, listens),
+        legacy: "reject",
+        onerror: (e) => {
+          if (options.afs.settings.debug) process.stderr.write(`afs mcp: ${e.stack ?? e.message}\n`);
+        },
+      },
+    );
     return "modern" as const;
   });
   void wire.start();
