@@ -12,7 +12,9 @@ import {
   listCheckpoints,
   restoreCheckpoint,
 } from "../checkpoints.js";
-import { addPatches, type Change, type DiffSummary, listChanges, summarize } from "../diff.js";
+// Loaded when a diff is asked for: diff.ts pulls in the diff library, which `afs fs ls` and the
+// other short commands should not load (bench/cli-startup.ts).
+import type { Change, DiffSummary } from "../diff.js";
 import { type CheckpointInfo, checkpointInfo } from "../info.js";
 import { type Engine, liveRoot } from "./engine.js";
 
@@ -80,6 +82,7 @@ export class Checkpoints {
       throw new AfsError("INVALID_ARGUMENT", "name a checkpoint as base or target (the other side may be live)");
     }
     const [from, to] = await Promise.all([this.rootOf(workspace, base), this.rootOf(workspace, target)]);
+    const { addPatches, listChanges, summarize } = await import("../diff.js");
     const all = await listChanges(this.engine.trees, from, to);
     const changes = page ? all.slice(page.offset, page.offset + page.limit) : all;
     await addPatches(this.engine.store, changes);
@@ -99,6 +102,7 @@ export class Checkpoints {
    */
   async changeCounts(workspace: string): Promise<Map<string, number>> {
     const records = await this.engine.store.listCheckpoints(workspace);
+    const { listChanges } = await import("../diff.js");
     const roots = new Map(records.map((r) => [r.id, r.root]));
     const counts = new Map<string, number>();
     for (const r of records) {
