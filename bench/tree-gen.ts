@@ -1,9 +1,8 @@
 // A deterministic generator of a large, realistic tree (default 1,000,000 files, ~2 KiB of text on
 // average, ~5,000 directories) for the whole-tree benchmarks and the bounded-memory import test.
 // Every file's bytes depend only on (seed, file index), so the same options give the same tree.
-// CLI: node --import tsx bench/tree-gen.ts OUTDIR [--files N] [--dirs N] [--seed N] [--force]
+// CLI: node --import tsx bench/tree-gen.ts OUTDIR [--files N] [--dirs N] [--seed N] [--small] [--force]
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { mulberry32 } from "./corpus.js";
 import { fmtBytes, isMain } from "./lib.js";
@@ -14,8 +13,11 @@ export interface TreeGenOptions {
   /** Number of directories besides the root (default: files / 200, at least 1, at most 5,000). */
   dirs?: number;
   seed?: number;
-  /** Writes in flight at once (the libuv pool does the writes while this thread builds content). */
-  concurrency?: number;
+  /**
+   * Every file a short text (16–256 bytes, no binaries or long lines): for tests of what grows with
+   * the number of files rather than their bytes, at a fraction of the writing time.
+   */
+  smallFiles?: boolean;
 }
 
 /** A literal planted in exactly `paths.length` files and nowhere else (searches check both ways). */
@@ -27,6 +29,7 @@ export interface PlantedLiteral {
 export interface TreeInfo {
   version: number;
   files: number;
+  smallFiles: boolean;
   dirs: number;
   seed: number;
   bytes: number;
@@ -155,9 +158,11 @@ function makeFile(
   seed: number,
   pool: readonly string[],
   plantedHere: readonly number[] | undefined,
+  small: boolean,
 ): FileOut {
   const rnd = mulberry32(hashIndex(seed, i));
-  const roll = rnd();
+  // Small trees take their roll from the text-only middle: no binaries, no long lines.
+  const roll = small ? 0.5 : rnd();
   const word = WORDS[Math.floor(rnd() * WORDS.length)] as string;
   if (roll < 0.005 && !plantedHere) {
     // Binaries: random bytes with NULs, 1–64 KiB.
@@ -169,7 +174,9 @@ function makeFile(
   }
   const ext = TEXT_EXTS[Math.floor(rnd() * TEXT_EXTS.length)] as string;
   // Log-uniform 64 B – 9 KB: mean ~1.8 KiB (~2 KiB with the long lines and binaries), many small files and a tail, as in source trees.
-  const target = Math.floor(Math.exp(Math.log(64) + rnd() * (Math.log(9_000) - Math.log(64))));
+  const target = small
+    ? 16 + Math.floor(rnd() * 240)
+    : Math.floor(Math.exp(Math.log(64) + rnd() * (Math.log(9_000) - Math.log(64))));
   const parts: string[] = [`// file ${i} ${word}\n`];
   let size = parts[0]?.length ?? 0;
   let line = Math.floor(rnd() * pool.length);
@@ -191,22 +198,12 @@ function makeFile(
   return { name: `${word}_${i}.${ext}`, bytes: Buffer.from(text), kind: long ? "long" : "text", common };
 }
 
-async function writeOne(path: string, bytes: Buffer): Promise<void> {
-  const fh = await open(path, "w");
-  try {
-    await fh.write(bytes);
-  } finally {
-    await fh.close();
-  }
-}
-
 /** Writes the tree under `dir` (created; must be empty or absent) and returns its facts. */
 export async function generateTree(dir: string, options: TreeGenOptions = {}): Promise<TreeInfo> {
   const start = performance.now();
   const files = options.files ?? 1_000_000;
   const seed = options.seed ?? TREE_DEFAULT_SEED;
   const dirCount = options.dirs ?? Math.min(5000, Math.max(1, Math.floor(files / 200)));
-  const concurrency = options.concurrency ?? 32;
   const p = plan(files, dirCount, seed);
   const pool = buildPool(seed);
   mkdirSync(dir, { recursive: true });
@@ -218,10 +215,9 @@ export async function generateTree(dir: string, options: TreeGenOptions = {}): P
   let binaries = 0;
   let longLineFiles = 0;
   let commonFiles = 0;
-  const inFlight = new Set<Promise<void>>();
   for (let i = 0; i < files; i++) {
     const plantedHere = p.planted.get(i);
-    const f = makeFile(i, seed, pool, plantedHere);
+    const f = makeFile(i, seed, pool, plantedHere, options.smallFiles === true);
     const rel = `${p.dirs[p.dirOf[i] as number]}/${f.name}`;
     bytes += f.bytes.length;
     if (f.kind === "binary") binaries++;
@@ -230,15 +226,13 @@ export async function generateTree(dir: string, options: TreeGenOptions = {}): P
     const ext = f.name.slice(f.name.lastIndexOf(".") + 1);
     extensions[ext] = (extensions[ext] ?? 0) + 1;
     if (plantedHere) for (const r of plantedHere) rare[r]?.paths.push(`/${rel}`);
-    const w = writeOne(join(dir, rel), f.bytes).finally(() => inFlight.delete(w));
-    inFlight.add(w);
-    if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    writeFileSync(join(dir, rel), f.bytes);
   }
-  await Promise.all(inFlight);
   for (const r of rare) r.paths.sort();
   return {
     version: FORMAT_VERSION,
     files,
+    smallFiles: options.smallFiles === true,
     dirs: p.dirs.length,
     seed,
     bytes,
@@ -266,7 +260,8 @@ export async function ensureTree(dir: string, options: TreeGenOptions = {}, forc
   const facts = infoPath(dir);
   if (!force && existsSync(facts) && existsSync(dir)) {
     const old = JSON.parse(readFileSync(facts, "utf8")) as TreeInfo;
-    if (old.version === FORMAT_VERSION && old.files === files && old.seed === seed) {
+    const same = old.version === FORMAT_VERSION && old.files === files && old.seed === seed;
+    if (same && old.smallFiles === (options.smallFiles === true)) {
       if (options.dirs === undefined || old.dirs === options.dirs) return old;
     }
   }
@@ -298,11 +293,14 @@ function parseArgs(argv: readonly string[]): { dir: string; options: TreeGenOpti
     else if (a === "--dirs") options.dirs = num();
     else if (a === "--seed") options.seed = num();
     else if (a === "--force") force = true;
+    else if (a === "--small") options.smallFiles = true;
     else if (!a.startsWith("--") && !dir) dir = a;
     else throw new Error(`unknown argument ${a}`);
   }
   if (!dir)
-    throw new Error("usage: node --import tsx bench/tree-gen.ts OUTDIR [--files N] [--dirs N] [--seed N] [--force]");
+    throw new Error(
+      "usage: node --import tsx bench/tree-gen.ts OUTDIR [--files N] [--dirs N] [--seed N] [--small] [--force]",
+    );
   return { dir, options, force };
 }
 
