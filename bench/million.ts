@@ -98,8 +98,28 @@ export async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const rows: Row[] = [];
+  let treeFiles = 0;
+  let treeBytes = 0;
+  /** Each step's JSON line as soon as it is measured, so a long run that is cut short still tells. */
+  const record = (row: Row): void => {
+    rows.push(row);
+    emitJson("million", {
+      files: treeFiles,
+      bytes: treeBytes,
+      step: row.step,
+      afs_ms: Math.round(row.afs.ms),
+      afs_peak_rss_mb: Math.round(row.afs.rssKb / 1024),
+      anchor: row.anchorName,
+      anchor_ms: Math.round(row.anchor.ms),
+      anchor_peak_rss_mb: Math.round(row.anchor.rssKb / 1024),
+      ratio: Math.round((row.afs.ms / row.anchor.ms) * 100) / 100,
+      note: row.note || undefined,
+    });
+  };
   try {
     const info = await ensureTree(dir, { files });
+    treeFiles = info.files;
+    treeBytes = info.bytes;
     console.log(
       `tree: ${info.files} files, ${info.dirs} directories, ${fmtBytes(info.bytes)} in ${dir} (written in ${info.ms} ms, or reused)`,
     );
@@ -108,7 +128,7 @@ export async function main(): Promise<void> {
     const imp = importPair(dir, work, "gen");
     if (!imp.afs.stdout.replaceAll(",", "").includes(`${info.files} files`))
       throw new Error(`afs imported something else: ${imp.afs.stdout.trim()}`);
-    rows.push({ step: "import", afs: imp.afs, anchor: imp.git, anchorName: "git init+add+commit", note: "" });
+    record({ step: "import", afs: imp.afs, anchor: imp.git, anchorName: "git init+add+commit", note: "" });
     const afsEnv = cleanEnv({ AFS_HOME: imp.home, AFS_WORKSPACE: "big" });
     const gitEnv = cleanEnv({
       GIT_DIR: imp.gitDir,
@@ -121,7 +141,7 @@ export async function main(): Promise<void> {
     const ls = measure(process.execPath, [CLI, "fs", "ls", info.bigDir], afsEnv, work, work);
     const lsAnchor = measure("ls", ["-la", join(dir, info.bigDir)], afsEnv, work, work);
     if (lines(ls.stdout) < info.bigDirFiles) throw new Error(`afs fs ls listed ${lines(ls.stdout)} entries`);
-    rows.push({
+    record({
       step: `ls ${info.bigDir} (${info.bigDirFiles} files)`,
       afs: ls,
       anchor: lsAnchor,
@@ -134,7 +154,7 @@ export async function main(): Promise<void> {
     const find = measure("find", [dir, "-name", "*.md"], afsEnv, work, work);
     const want = info.extensions.md ?? 0;
     const got = lines(glob.stdout);
-    rows.push({
+    record({
       step: `glob *.md (${want} matches)`,
       afs: glob,
       anchor: find,
@@ -159,7 +179,7 @@ export async function main(): Promise<void> {
     } finally {
       writeFileSync(join(dir, target), original);
     }
-    rows.push({
+    record({
       step: "diff after one change",
       afs: diff,
       anchor: gitDiff,
@@ -179,7 +199,7 @@ export async function main(): Promise<void> {
       work,
       work,
     );
-    rows.push({ step: "export to an empty dir", afs: exp, anchor: checkout, anchorName: "git checkout", note: "" });
+    record({ step: "export to an empty dir", afs: exp, anchor: checkout, anchorName: "git checkout", note: "" });
     rmSync(outAfs, { recursive: true, force: true });
     rmSync(outGit, { recursive: true, force: true });
     rmSync(imp.gitDir, { recursive: true, force: true });
@@ -190,7 +210,7 @@ export async function main(): Promise<void> {
     if (real && existsSync(nodeModules)) {
       const r = importPair(nodeModules, work, "real");
       const n = /imported ([\d,]+) files/.exec(r.afs.stdout)?.[1] ?? "?";
-      rows.push({
+      record({
         step: `import node_modules (${n} files)`,
         afs: r.afs,
         anchor: r.git,
@@ -213,20 +233,6 @@ export async function main(): Promise<void> {
         r.note,
       ]),
     );
-    for (const r of rows) {
-      emitJson("million", {
-        files: info.files,
-        bytes: info.bytes,
-        step: r.step,
-        afs_ms: Math.round(r.afs.ms),
-        afs_peak_rss_mb: Math.round(r.afs.rssKb / 1024),
-        anchor: r.anchorName,
-        anchor_ms: Math.round(r.anchor.ms),
-        anchor_peak_rss_mb: Math.round(r.anchor.rssKb / 1024),
-        ratio: Math.round((r.afs.ms / r.anchor.ms) * 100) / 100,
-        note: r.note || undefined,
-      });
-    }
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (!keep) removeTree(dir);
