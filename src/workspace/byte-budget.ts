@@ -53,13 +53,18 @@ export class ByteBudget {
   }
 }
 
+/** A failure with one file, as an AfsError that names the file and keeps its code. */
+export function fileError(rel: string, e: unknown): AfsError {
+  const err = toAfsError(e);
+  if (err.details.file !== undefined) return err;
+  return new AfsError(err.code, `/${rel}: ${err.message}`, { ...err.details, file: `/${rel}` });
+}
+
 /** Runs `fn` for one file, so a failure names the file and keeps its code. */
 export async function forFile<T>(rel: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    const err = toAfsError(e);
-    if (err.details.file !== undefined) throw err;
-    throw new AfsError(err.code, `/${rel}: ${err.message}`, { ...err.details, file: `/${rel}` });
+    throw fileError(rel, e);
   }
 }

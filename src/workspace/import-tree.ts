@@ -11,7 +11,7 @@ import type { Env } from "../core/settings.js";
 import type { Store } from "../store/store.js";
 import { type DiskEntry, type IgnoreScope, listDir } from "../volume/dir-scan.js";
 import { storeFile } from "./blob-file.js";
-import { ByteBudget, forFile } from "./byte-budget.js";
+import { ByteBudget, fileError, forFile } from "./byte-budget.js";
 import { encodeTree } from "./tree.js";
 
 /** Bytes done so far, and the total: known in advance by an export, the bytes found so far by an import (a streamed walk). */
@@ -269,7 +269,7 @@ export async function importTree(
           data = readFileSync(item.abs);
         } catch (e) {
           budget.give(held);
-          throw await forFile(item.rel, () => Promise.reject(e)).catch((err: unknown) => err);
+          throw fileError(item.rel, e);
         }
         const hash = sha256(data);
         dir.entries.set(item.name, { kind: "file", mode: item.mode, mtime: item.mtime, hash, size: data.length });
