@@ -5,8 +5,10 @@
 // directory vs `git checkout` into one; then import vs git on a real tree (node_modules).
 // Every command is a fresh child process (AFS_DAEMON=off: no resident afs), timed by wall clock,
 // its peak RSS read from /usr/bin/time (the largest process of the command).
-// Run: nice node --import tsx bench/million.ts [--files N] [--dir DIR] [--keep] [--no-real]
-//   DIR defaults to /dev/shm/afs-million-N (the tree is reused between runs; --keep leaves it).
+// Run: nice node --import tsx bench/million.ts [--files N] [--dir DIR] [--work DIR] [--keep] [--no-real]
+//   DIR defaults to /dev/shm/afs-million-N (the tree is reused between runs; --keep leaves it); the
+//   stores and exports go to --work (default DIR-work): at 1,000,000 files put it on a disk, since
+//   .git alone takes ~4.5 GB of tmpfs pages.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -53,22 +55,34 @@ function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: strin
 
 const lines = (s: string): number => s.split("\n").filter(Boolean).length;
 
-function parseArgs(argv: readonly string[]): { files: number; dir: string; keep: boolean; real: boolean } {
+function parseArgs(argv: readonly string[]): {
+  files: number;
+  dir: string;
+  work: string;
+  keep: boolean;
+  real: boolean;
+} {
   let files = 1_000_000;
   let dir = "";
+  let work = "";
   let keep = false;
   let real = true;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--files") files = Number((argv[++i] ?? "").replaceAll("_", ""));
     else if (a === "--dir") dir = argv[++i] ?? "";
+    else if (a === "--work") work = argv[++i] ?? "";
     else if (a === "--keep") keep = true;
     else if (a === "--no-real") real = false;
-    else throw new Error(`unknown argument ${a}; usage: bench/million.ts [--files N] [--dir DIR] [--keep] [--no-real]`);
+    else
+      throw new Error(
+        `unknown argument ${a}; usage: bench/million.ts [--files N] [--dir DIR] [--work DIR] [--keep] [--no-real]`,
+      );
   }
   if (!Number.isInteger(files) || files < 1) throw new Error("--files needs a positive integer");
   const base = existsSync("/dev/shm") ? "/dev/shm" : "/tmp";
-  return { files, dir: dir || join(base, `afs-million-${files}`), keep, real };
+  dir ||= join(base, `afs-million-${files}`);
+  return { files, dir, work: work || `${dir}-work`, keep, real };
 }
 
 /** Import of `tree` by afs and by git, each into a fresh store under `work`. */
@@ -92,9 +106,8 @@ function importPair(
 }
 
 export async function main(): Promise<void> {
-  const { files, dir, keep, real } = parseArgs(process.argv.slice(2));
+  const { files, dir, work, keep, real } = parseArgs(process.argv.slice(2));
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const work = `${dir}-work`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const rows: Row[] = [];
@@ -192,6 +205,7 @@ export async function main(): Promise<void> {
     const outGit = join(work, "export-git");
     mkdirSync(outGit);
     const exp = measure(process.execPath, [CLI, "ws", "export", "big", outAfs], afsEnv, work, work);
+    rmSync(outAfs, { recursive: true, force: true });
     const checkout = measure(
       "git",
       ["--work-tree", outGit, "checkout", "HEAD", "--", "."],
