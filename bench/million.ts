@@ -29,6 +29,11 @@ interface Row {
   note: string;
 }
 
+/**
+ * No `git gc --auto` after the commit: it detaches and packs the loose objects in the background,
+ * which would run during (and slow) the steps measured after it.
+ */
+const NO_AUTO_GC = { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "gc.auto", GIT_CONFIG_VALUE_0: "0" };
 const CLI = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist", "cli", "main.js");
 const HAVE_TIME = existsSync("/usr/bin/time");
 
@@ -98,6 +103,7 @@ function importPair(
     GIT_WORK_TREE: tree,
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_CONFIG_NOSYSTEM: "1",
+    ...NO_AUTO_GC,
   });
   const script = "git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -q -m import";
   const git = measure("sh", ["-c", script], gitEnv, tree, work);
@@ -148,6 +154,7 @@ export async function main(): Promise<void> {
       GIT_WORK_TREE: dir,
       GIT_CONFIG_GLOBAL: "/dev/null",
       GIT_CONFIG_NOSYSTEM: "1",
+      ...NO_AUTO_GC,
     });
 
     // --- ls of the big flat directory ---------------------------------------------------
