@@ -29,7 +29,9 @@ export function progressBar(label: string, stderr: Sink, format: (n: number) => 
         );
         bar.start(total, 0, { done: format(0), size: format(total) });
       }
-      bar.update(done, { done: format(done) });
+      // An import's total grows as its walk finds files (it is streamed, never counted up front).
+      if (total !== bar.getTotal()) bar.setTotal(total);
+      bar.update(done, { done: format(done), size: format(total) });
     },
     stop: () => bar?.stop(),
   };

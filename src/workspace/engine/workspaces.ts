@@ -160,7 +160,7 @@ export class Workspaces {
         ? (await getCheckpoint(engine, name, options.checkpoint)).root
         : (await liveRoot(engine, name)).root;
       const { exportTree } = await import("../transfer.js");
-      return exportTree(engine.store, engine.trees, root, dir, options.onProgress);
+      return exportTree(engine.store, root, dir, options.onProgress);
     }
     const target = options.checkpoint ? await getCheckpoint(engine, name, options.checkpoint) : null;
     makeDirectory(dir, "the export");
