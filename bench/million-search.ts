@@ -13,11 +13,14 @@ import { join } from "node:path";
 import { grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
 import { emitJson, fmtMs, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
+import { ensureTree } from "./tree-gen.js";
 
 const MAIN = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
 const PROBE = join(REPO_ROOT, "test/process/max-rss.mjs");
-const RARE = "ZZRARE_SOLO_7f3a";
-const COMMON = "import";
+// The literals searched for: bench/tree-gen.ts's planted rare one and its common word on a generated
+// tree; these on a tree given with --tree (and on node_modules, where the rare one is absent).
+let RARE = "ZZRARE_SOLO_7f3a";
+let COMMON = "import";
 const WARM_RUNS = 20;
 const COLD_RUNS = 3;
 
@@ -62,43 +65,6 @@ function afs(home: string, args: string[], cwd: string): Run {
   if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   const kb = /AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr.toString())?.[1];
   return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, stdout: r.stdout.toString() };
-}
-
-/**
- * A source-like tree: `files` text files of ~2 KB on average in files/200 directories, the rare
- * literal in one file of every 100,000 (and file 777). Stands in for bench/tree-gen.ts until it lands.
- */
-function generateTree(dir: string, files: number): void {
-  let s = 12345;
-  const rnd = (): number => {
-    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-    return s / 4294967296;
-  };
-  const words =
-    "the of and import export function const return value index search tree node file data string number buffer stream error result option config state event cache block query match token".split(
-      " ",
-    );
-  const dirs = Math.max(1, Math.round(files / 200));
-  const paths: string[] = [];
-  for (let d = 0; d < dirs; d++) {
-    const p = join(dir, `d${d % 97}`, `e${d % 13}`, `p${d}`);
-    mkdirSync(p, { recursive: true });
-    paths.push(p);
-  }
-  for (let i = 0; i < files; i++) {
-    const target = 400 + Math.floor(rnd() * rnd() * 7000);
-    let text = `// file ${i}\n`;
-    while (text.length < target) {
-      let line = "";
-      const n = 4 + Math.floor(rnd() * 10);
-      for (let k = 0; k < n; k++) {
-        line += `${words[Math.floor(rnd() * words.length)]}${k % 3 === 2 ? `_${Math.floor(rnd() * 1000)}` : ""} `;
-      }
-      text += `${line}\n`;
-    }
-    if (i % 100_000 === 777) text += `${RARE} here\n`;
-    writeFileSync(join(paths[i % dirs] as string, `f${i}.ts`), text);
-  }
 }
 
 const lines = (out: string): string[] => out.split("\n").filter(Boolean).sort();
@@ -244,9 +210,10 @@ async function main(): Promise<void> {
     if (process.argv.includes("--real-only")) tree = "";
     else if (!tree) {
       tree = join(work, "tree");
-      const start = performance.now();
-      generateTree(tree, files);
-      console.error(`generated ${files} files in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+      const info = await ensureTree(tree, { files });
+      RARE = info.rare[0]?.literal ?? RARE;
+      COMMON = info.common.literal;
+      console.error(`generated ${files} files in ${(info.ms / 1000).toFixed(1)} s`);
     }
     if (tree) results.push(await measureTree(`generated-${files}`, tree, work, true));
     if (!process.argv.includes("--no-real")) {
