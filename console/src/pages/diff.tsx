@@ -170,10 +170,14 @@ export function DiffBody(props: { workspace: string; from: string; to: string; m
       .then(
         (a) => {
           if (shownKey.current !== key) return;
+          // A check that ran on a render from before the last page arrived may ask for that page
+          // again: a page is added only where the list ends.
           setLoaded((l) =>
             offset === 0
               ? { key, answer: a, changes: a.changes, next: a.next_offset, error: null }
-              : { ...l, changes: [...l.changes, ...a.changes], next: a.next_offset },
+              : l.changes.length === offset
+                ? { ...l, changes: [...l.changes, ...a.changes], next: a.next_offset }
+                : l,
           );
         },
         (e: Error) => shownKey.current === key && setLoaded({ ...empty, error: e.message }),
