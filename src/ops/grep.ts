@@ -150,11 +150,22 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
   const limit = args.limit ?? Number.POSITIVE_INFINITY;
   const maxCount = args.max_count ?? Number.POSITIVE_INFINITY;
 
-  const scope = await searchScope(volume, path, args.include, args.exclude);
-  let targets: Target[];
   const index = options.indexes?.text;
+  let targets: Target[];
   let candidates: Map<Hash, readonly number[] | null> | null = null;
-  if (index && scope.hashes.length > 0) {
+  // A directory that lists as a stored tree whose map of contents to paths the index holds: the
+  // candidates' paths come from the index, and the tree is not listed (a new process listing a 1M-file
+  // tree took seconds to find a handful of files).
+  const tree = index && !invert ? await storedTree(volume, path) : null;
+  const mapped = tree && index?.treeCandidates ? await index.treeCandidates(tree, plan.query) : null;
+  const scope = mapped ? null : await searchScope(volume, path, args.include, args.exclude);
+  if (mapped) {
+    const filter = pathFilter(asList(args.include), asList(args.exclude));
+    const base = path === "/" ? "/" : `${path}/`;
+    candidates = mapped.candidates;
+    targets = [];
+    for (const f of mapped.files) if (!filter || filter(f.path)) targets.push({ path: base + f.path, sha256: f.hash });
+  } else if (index && scope && scope.hashes.length > 0) {
     // Asked even when the pattern requires nothing: the answer still leaves binary blobs out, and
     // the index then knows every blob, so their texts come as byte views rather than decoded.
     candidates = await index.candidates(scope.hashes, invert ? { op: "all" } : plan.query);
@@ -162,7 +173,12 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
     // knows no hash for, as in a directory) are all read. Only the candidates' paths are visited.
     targets = [...scope.unhashed];
     for (const hash of candidates.keys()) for (const t of scope.byHash.get(hash) ?? []) targets.push(t);
-  } else targets = [...scope.targets];
+    // The whole tree was listed, and its contents are now looked up: record its map for the next
+    // search (nothing when some content is not indexed yet, or it is recorded already).
+    if (tree && index.recordTree && asList(args.include).length === 0 && asList(args.exclude).length === 0) {
+      await recordTree(index, tree, path, scope);
+    }
+  } else targets = [...(scope?.targets ?? [])];
   if (from) targets = targets.filter((t) => t.path >= from.path && !(t.path === from.path && from.line === null));
   // Sorted after the index has narrowed them: usually far fewer than were walked.
   targets.sort((a, b) => byString(a.path, b.path));
@@ -296,6 +312,29 @@ async function searchScope(
   if (byFilter.size >= 16) byFilter.clear();
   byFilter.set(key, scope);
   return scope;
+}
+
+/** The stored tree `path` lists as (Volume.storedTree), or null when it is not a clean directory. */
+async function storedTree(volume: Volume, path: string): Promise<Hash | null> {
+  if (!volume.storedTree) return null;
+  try {
+    return await volume.storedTree(path);
+  } catch (e) {
+    // Gone or not a directory: the walk below says so as it always did.
+    if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return null;
+    throw e;
+  }
+}
+
+/** Gives the index a tree's files, relative to it (from an unfiltered scope of every file below `path`). */
+async function recordTree(index: TextIndex, tree: Hash, path: string, scope: Scope): Promise<void> {
+  // A file whose content hash the volume does not know cannot be mapped: no map.
+  if (scope.unhashed.length > 0 || !index.recordTree) return;
+  const prefix = path === "/" ? 1 : path.length + 1;
+  await index.recordTree(
+    tree,
+    scope.targets.map((t) => ({ path: t.path.slice(prefix), hash: t.sha256 as Hash })),
+  );
 }
 
 function scopeOf(targets: readonly Target[]): Scope {

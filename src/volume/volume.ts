@@ -95,6 +95,13 @@ export interface Volume {
    * below `path` changes, so a caller may key what it works out from it on the array (grep does).
    */
   walkList?(path: string): Promise<readonly Stat[]>;
+  /**
+   * Optional: the hash of the stored tree that directory `path` lists as, when nothing below it
+   * changed since that tree was stored (no live changes): everything below `path` is then that
+   * tree's, so what is derived from the tree holds for it (grep's per-tree map of contents to paths).
+   * Null for a directory with live changes below it, or anything else.
+   */
+  storedTree?(path: string): Promise<Hash | null>;
 
   /** Writes a file, creating missing parent directories. Refuses to write over a directory. */
   writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult>;

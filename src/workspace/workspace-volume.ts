@@ -126,6 +126,15 @@ export class WorkspaceVolume implements Volume {
     return this.listBelow(path, Number.POSITIVE_INFINITY);
   }
 
+  async storedTree(path: string): Promise<Hash | null> {
+    return this.read(async (snap) => {
+      const top = await snap.resolve(path);
+      if (top?.kind !== "dir") return null;
+      // Any live row below: the listing merges it (listBelow), so it is no longer the stored tree's.
+      return (await this.store.overlayUnder(this.workspace, path)).length === 0 ? top.hash : null;
+    });
+  }
+
   private listBelow(path: string, maxDepth: number): Promise<readonly Stat[]> {
     // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked,
     // reusing the listings of subtrees that have no live rows (SubtreeListings).
