@@ -81,7 +81,7 @@ export interface TextIndex {
    */
   candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Map<Hash, readonly number[] | null>>;
   /**
-   * Candidates within one stored tree (Volume.storedTree) by its recorded map of contents to paths
+   * Candidates within one stored tree (Volume.storedBase) by its recorded map of contents to paths
    * (recordTree): the candidate contents as `candidates` answers, with the paths (relative to the
    * tree, no leading "/") that hold them, found by index lookups alone, not by listing the tree.
    * Null when the tree is not recorded, the query requires nothing, or it names so many texts that

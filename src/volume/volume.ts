@@ -96,12 +96,12 @@ export interface Volume {
    */
   walkList?(path: string): Promise<readonly Stat[]>;
   /**
-   * Optional: the hash of the stored tree that directory `path` lists as, when nothing below it
-   * changed since that tree was stored (no live changes): everything below `path` is then that
-   * tree's, so what is derived from the tree holds for it (grep's per-tree map of contents to paths).
-   * Null for a directory with live changes below it, or anything else.
+   * Optional: the stored tree directory `path` lists as, but for the live changes below it, whose
+   * paths `changed` names (each stands for its whole subtree: what is at or below it is read live).
+   * What is derived from the tree (grep's per-tree map of contents to paths) then holds for every
+   * other path below `path`. Null for anything but a directory.
    */
-  storedTree?(path: string): Promise<Hash | null>;
+  storedBase?(path: string): Promise<{ tree: Hash; changed: readonly string[] } | null>;
 
   /** Writes a file, creating missing parent directories. Refuses to write over a directory. */
   writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult>;

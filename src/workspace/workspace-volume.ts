@@ -126,12 +126,13 @@ export class WorkspaceVolume implements Volume {
     return this.listBelow(path, Number.POSITIVE_INFINITY);
   }
 
-  async storedTree(path: string): Promise<Hash | null> {
+  async storedBase(path: string): Promise<{ tree: Hash; changed: string[] } | null> {
     return this.read(async (snap) => {
       const top = await snap.resolve(path);
       if (top?.kind !== "dir") return null;
-      // Any live row below: the listing merges it (listBelow), so it is no longer the stored tree's.
-      return (await this.store.overlayUnder(this.workspace, path)).length === 0 ? top.hash : null;
+      // As listBelow merges them: the live rows below `path` over the tree of its entry.
+      const rows = await this.store.overlayUnder(this.workspace, path);
+      return { tree: top.hash, changed: rows.map((r) => r.path).filter((p) => p !== path) };
     });
   }
 
