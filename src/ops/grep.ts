@@ -150,11 +150,42 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
   const limit = args.limit ?? Number.POSITIVE_INFINITY;
   const maxCount = args.max_count ?? Number.POSITIVE_INFINITY;
 
-  const scope = await searchScope(volume, path, args.include, args.exclude);
-  let targets: Target[];
   const index = options.indexes?.text;
+  let targets: Target[];
   let candidates: Map<Hash, readonly number[] | null> | null = null;
-  if (index && scope.hashes.length > 0) {
+  // A directory that lists as a stored tree whose map of contents to paths the index holds: the
+  // candidates' paths come from the index, and the tree is not listed (a new process listing a 1M-file
+  // tree took seconds to find a handful of files).
+  const base = index && !invert ? await storedBase(volume, path) : null;
+  const mapped = base && index?.treeCandidates ? await index.treeCandidates(base.tree, plan.query) : null;
+  const scope = mapped ? null : await searchScope(volume, path, args.include, args.exclude);
+  if (index && base && mapped) {
+    const filter = pathFilter(asList(args.include), asList(args.exclude));
+    const prefix = path === "/" ? "/" : `${path}/`;
+    const changed = topmost(base.changed.map((c) => c.slice(prefix.length)));
+    candidates = mapped.candidates;
+    targets = [];
+    for (const f of mapped.files) {
+      if ((!filter || filter(f.path)) && !within(f.path, changed))
+        targets.push({ path: prefix + f.path, sha256: f.hash });
+    }
+    // What changed since the tree was stored is read live: few files, looked up in the index.
+    const live = scopeOf(
+      (
+        await liveFiles(
+          volume,
+          [...changed].map((c) => prefix + c),
+        )
+      ).filter((t) => !filter || filter(t.path.slice(prefix.length))),
+    );
+    targets.push(...live.unhashed);
+    if (live.hashes.length > 0) {
+      for (const [hash, blocks] of await index.candidates(live.hashes, plan.query)) {
+        candidates.set(hash, blocks);
+        for (const t of live.byHash.get(hash) ?? []) targets.push(t);
+      }
+    }
+  } else if (index && scope && scope.hashes.length > 0) {
     // Asked even when the pattern requires nothing: the answer still leaves binary blobs out, and
     // the index then knows every blob, so their texts come as byte views rather than decoded.
     candidates = await index.candidates(scope.hashes, invert ? { op: "all" } : plan.query);
@@ -162,7 +193,11 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
     // knows no hash for, as in a directory) are all read. Only the candidates' paths are visited.
     targets = [...scope.unhashed];
     for (const hash of candidates.keys()) for (const t of scope.byHash.get(hash) ?? []) targets.push(t);
-  } else targets = [...scope.targets];
+    // The whole tree was listed, and its contents are now looked up: record its map for the next
+    // search (nothing when some content is not indexed yet, or it is recorded already).
+    const unfiltered = asList(args.include).length === 0 && asList(args.exclude).length === 0;
+    if (base && base.changed.length === 0 && unfiltered) await recordTree(index, base.tree, path, scope);
+  } else targets = [...(scope?.targets ?? [])];
   if (from) targets = targets.filter((t) => t.path >= from.path && !(t.path === from.path && from.line === null));
   // Sorted after the index has narrowed them: usually far fewer than were walked.
   targets.sort((a, b) => byString(a.path, b.path));
@@ -296,6 +331,57 @@ async function searchScope(
   if (byFilter.size >= 16) byFilter.clear();
   byFilter.set(key, scope);
   return scope;
+}
+
+/** The stored tree `path` lists as and the live changes below it (Volume.storedBase), or null. */
+async function storedBase(volume: Volume, path: string): Promise<{ tree: Hash; changed: readonly string[] } | null> {
+  if (!volume.storedBase) return null;
+  try {
+    return await volume.storedBase(path);
+  } catch (e) {
+    // Gone or not a directory: the walk below says so as it always did.
+    if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return null;
+    throw e;
+  }
+}
+
+/** The paths of `paths` with no other of them above them. */
+function topmost(paths: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const p of [...paths].sort()) if (!within(p, out)) out.add(p);
+  return out;
+}
+
+/** Whether `path` (relative, no leading "/") is one of `tops` or below one. */
+function within(path: string, tops: ReadonlySet<string>): boolean {
+  if (tops.size === 0) return false;
+  for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) if (tops.has(path.slice(0, i))) return true;
+  return tops.has(path);
+}
+
+/** The regular files at or below each of `paths` as they are now (a path gone or a symlink: none). */
+async function liveFiles(volume: Volume, paths: readonly string[]): Promise<Target[]> {
+  const out: Target[] = [];
+  for (const p of paths) {
+    const stat = await volume.stat(p);
+    if (stat?.kind === "file") out.push(stat);
+    else if (stat?.kind === "dir") {
+      const listing = volume.walkList ? await volume.walkList(p) : await collect(volume.walk(p));
+      for (const s of listing) if (s.kind === "file") out.push(s);
+    }
+  }
+  return out;
+}
+
+/** Gives the index a tree's files, relative to it (from an unfiltered scope of every file below `path`). */
+async function recordTree(index: TextIndex, tree: Hash, path: string, scope: Scope): Promise<void> {
+  // A file whose content hash the volume does not know cannot be mapped: no map.
+  if (scope.unhashed.length > 0 || !index.recordTree) return;
+  const prefix = path === "/" ? 1 : path.length + 1;
+  await index.recordTree(
+    tree,
+    scope.targets.map((t) => ({ path: t.path.slice(prefix), hash: t.sha256 as Hash })),
+  );
 }
 
 function scopeOf(targets: readonly Target[]): Scope {

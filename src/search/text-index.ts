@@ -80,6 +80,23 @@ export interface TextIndex {
    * candidates, every block of them, to be scanned.
    */
   candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Map<Hash, readonly number[] | null>>;
+  /**
+   * Candidates within one stored tree (Volume.storedBase) by its recorded map of contents to paths
+   * (recordTree): the candidate contents as `candidates` answers, with the paths (relative to the
+   * tree, no leading "/") that hold them, found by index lookups alone, not by listing the tree.
+   * Null when the tree is not recorded, the query requires nothing, or it names so many texts that
+   * walking the tree is as good.
+   */
+  treeCandidates?(
+    tree: Hash,
+    query: LiteralQuery,
+  ): Promise<{ candidates: Map<Hash, readonly number[] | null>; files: { path: string; hash: Hash }[] } | null>;
+  /**
+   * Records a stored tree's files (paths relative to it, with their content hashes) for
+   * treeCandidates, when every content among them is indexed; otherwise, or when it is already
+   * recorded, does nothing.
+   */
+  recordTree?(tree: Hash, files: readonly { path: string; hash: Hash }[]): Promise<void>;
   /** A blob's text (decoded UTF-8), or null for binary content. */
   text(hash: Hash): Promise<string | null>;
   /**

@@ -95,6 +95,13 @@ export interface Volume {
    * below `path` changes, so a caller may key what it works out from it on the array (grep does).
    */
   walkList?(path: string): Promise<readonly Stat[]>;
+  /**
+   * Optional: the stored tree directory `path` lists as, but for the live changes below it, whose
+   * paths `changed` names (each stands for its whole subtree: what is at or below it is read live).
+   * What is derived from the tree (grep's per-tree map of contents to paths) then holds for every
+   * other path below `path`. Null for anything but a directory.
+   */
+  storedBase?(path: string): Promise<{ tree: Hash; changed: readonly string[] } | null>;
 
   /** Writes a file, creating missing parent directories. Refuses to write over a directory. */
   writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult>;

@@ -126,6 +126,16 @@ export class WorkspaceVolume implements Volume {
     return this.listBelow(path, Number.POSITIVE_INFINITY);
   }
 
+  async storedBase(path: string): Promise<{ tree: Hash; changed: string[] } | null> {
+    return this.read(async (snap) => {
+      const top = await snap.resolve(path);
+      if (top?.kind !== "dir") return null;
+      // As listBelow merges them: the live rows below `path` over the tree of its entry.
+      const rows = await this.store.overlayUnder(this.workspace, path);
+      return { tree: top.hash, changed: rows.map((r) => r.path).filter((p) => p !== path) };
+    });
+  }
+
   private listBelow(path: string, maxDepth: number): Promise<readonly Stat[]> {
     // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked,
     // reusing the listings of subtrees that have no live rows (SubtreeListings).

@@ -7,6 +7,7 @@ import { type GrepArgs, type GrepResult, grep } from "../../src/ops/index.js";
 import { lineMatcher } from "../../src/ops/regex.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { internalsOf } from "../../src/workspace/engine/internals.js";
 import { indexesOf } from "../helpers/search-indexes.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
 
@@ -347,6 +348,104 @@ describe("grep through the content index", () => {
         matches: [{ path: "/f2.txt" }],
       });
       expect(await index.status()).toMatchObject({ texts: 7, binary: 1 });
+    } finally {
+      await done();
+    }
+  });
+
+  it("a new process searches a recorded tree by its map of contents to paths, as a scan does, and sees edits made since", async () => {
+    const { dir, cleanup: done } = await tempDir("afs-home-");
+    try {
+      let home = await Afs.open({ home: dir, actor: "test" });
+      await home.workspaces.create("w");
+      let v: Volume = await home.workspaces.volume("w");
+      const files: Record<string, string | Buffer> = {
+        "/src/a.ts": "const needle = 1;\nzzrare here\n",
+        "/src/same.ts": "const needle = 1;\nzzrare here\n",
+        "/src/deep/b.ts": "let Needle;\n",
+        "/docs/a.md": "a needle in the docs\n",
+        "/docs/none.md": "nothing to see\n",
+        "/empty.txt": "",
+        "/bin.dat": Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x00, 0x01]),
+      };
+      for (const [path, data] of Object.entries(files)) {
+        await v.writeFile(path, Buffer.from(data), { op: "write" });
+      }
+      await home.checkpoints.create("w", { name: "one" });
+      const cases: GrepArgs[] = [
+        { pattern: "needle" },
+        { pattern: "needle", ignore_case: true, count: true },
+        { pattern: "zzrare", files_with_matches: true },
+        { pattern: "needle", include: "*.ts" },
+        { pattern: "needle", exclude: "src" },
+        { pattern: "needle", path: "/src" },
+        { pattern: "ne+dle", regexp: true, ignore_case: true },
+        { pattern: "needle", limit: 1 },
+        { pattern: "absent_word" },
+      ];
+      // The reference: the same search without the index, which reads every file.
+      const same = async (volume: Volume, home: Afs) => {
+        for (const a of cases) expect(await grep(volume, a, indexesOf(home))).toEqual(await grep(volume, a));
+      };
+      const recorded = (home: Afs) =>
+        internalsOf(home).searchDb.db.prepare("SELECT hash FROM text_trees").pluck().all() as string[];
+      // The first search indexes the tree, lists it, and records its map.
+      await same(v, home);
+      const root = (await v.storedBase?.("/"))?.tree;
+      expect(root).toBeTruthy();
+      expect(recorded(home)).toContain(root);
+      // The map holds every file but the binary one, by path relative to the tree (the search of
+      // /src recorded that subtree's too).
+      expect(
+        internalsOf(home)
+          .searchDb.db.prepare(
+            "SELECT path FROM text_tree_files JOIN text_trees t ON t.id = tree WHERE t.hash = ? ORDER BY path",
+          )
+          .pluck()
+          .all(root),
+      ).toEqual(["docs/a.md", "docs/none.md", "empty.txt", "src/a.ts", "src/deep/b.ts", "src/same.ts"]);
+      await home.close();
+
+      // A new process answers from the map, as a scan does.
+      home = await Afs.open({ home: dir, actor: "test" });
+      v = await home.workspaces.volume("w");
+      await same(v, home);
+      // Live edits: the stored tree's map still answers for the paths that did not change; those
+      // that did (a new file, a deletion, an edit, a directory renamed) are read live.
+      await v.writeFile("/src/new.ts", Buffer.from("zzrare again, needle\n"), { op: "write" });
+      await v.remove("/src/a.ts", {});
+      await v.writeFile("/docs/none.md", Buffer.from("now a needle\n"), { op: "write" });
+      await v.rename("/src/deep", "/moved", {});
+      expect(await v.storedBase?.("/")).toEqual({
+        tree: root,
+        changed: expect.arrayContaining(["/src/new.ts", "/src/a.ts", "/docs/none.md", "/moved", "/src/deep"]),
+      });
+      await same(v, home);
+      expect(await grep(v, { pattern: "zzrare", files_with_matches: true }, indexesOf(home))).toEqual({
+        mode: "files",
+        files: ["/src/new.ts", "/src/same.ts"],
+      });
+      // Checkpointed: a new tree, recorded by its first search, then searched by its map.
+      await home.checkpoints.create("w", { name: "two" });
+      await same(v, home);
+      const second = (await v.storedBase?.("/"))?.tree;
+      expect(second).not.toBe(root);
+      expect(recorded(home)).toContain(second);
+      await home.close();
+      home = await Afs.open({ home: dir, actor: "test" });
+      v = await home.workspaces.volume("w");
+      await same(v, home);
+      expect(await grep(v, { pattern: "zzrare", files_with_matches: true }, indexesOf(home))).toEqual({
+        mode: "files",
+        files: ["/src/new.ts", "/src/same.ts"],
+      });
+      // Cleared by another process: the maps go with the rows they name, and searches stay right.
+      const other = await Afs.open({ home: dir, actor: "test" });
+      await other.indexes.text.clear();
+      await other.close();
+      expect(recorded(home)).toEqual([]);
+      await same(v, home);
+      await home.close();
     } finally {
       await done();
     }

@@ -103,6 +103,13 @@ const BINARY_SNIFF_BYTES = 8192;
  * the next search looked up each of them again.
  */
 const MAX_KNOWN = 2_000_000;
+/**
+ * Trees whose maps of contents to paths are kept (the newest): a workspace's head and a checkpoint
+ * or two. Each holds a row per file, so older ones go.
+ */
+const MAX_TREES = 4;
+/** Texts FTS5 may name for a tree search to map them by lookups; beyond, walking the tree is as good. */
+const MAX_TREE_MATCHES = 20_000;
 /** Scope markers kept (the newest): one per tree and filter searched by a process that had to look it up. */
 const MAX_SCOPES = 1000;
 
@@ -149,6 +156,8 @@ export class SqliteTextIndex implements TextIndex {
   private readonly onBacklog: ((missing: number) => void) | undefined;
   private readonly statements: () => TextIndexStatements;
   private generation = -1;
+  /** Trees this process recorded or found recorded (generation and hash), so it does not ask again. */
+  private readonly recorded = new Set<string>();
 
   /** `index` is called on first use, so a volume that never searches never opens the index file. */
   constructor(
@@ -207,6 +216,101 @@ export class SqliteTextIndex implements TextIndex {
     // Too large to index: always candidates, to be scanned.
     for (const i of scope.large) out.set(hashes[i] as Hash, null);
     return out;
+  }
+
+  async treeCandidates(
+    tree: Hash,
+    query: LiteralQuery,
+  ): Promise<{ candidates: Candidates; files: { path: string; hash: Hash }[] } | null> {
+    const expression = ftsExpression(query);
+    if (expression === null) return null;
+    const st = this.st;
+    // One read transaction: the generation, the tree's map and the rows FTS5 names agree.
+    return st.db
+      .transaction(() => {
+        this.checkGeneration();
+        const row = st.tree.get(tree, this.generation) as { id: number; large: string } | undefined;
+        if (!row) return null;
+        const ids = st.match.all(expression) as number[];
+        if (ids.length > MAX_TREE_MATCHES) return null;
+        const large = JSON.parse(row.large) as number[];
+        const named = [...ids, ...large];
+        this.remember(
+          named.filter((id) => !this.ids.has(id)),
+          st.byIds,
+        );
+        const probes = queryProbes(query);
+        const candidates: Candidates = new Map();
+        const wanted: number[] = [];
+        for (const id of ids) {
+          const hash = this.ids.get(id);
+          const k = hash === undefined ? undefined : this.known.get(hash);
+          if (hash === undefined || k?.state !== State.Text) continue;
+          this.addCandidate(candidates, hash, k, probes);
+          if (candidates.has(hash)) wanted.push(id);
+        }
+        for (const id of large) {
+          const hash = this.ids.get(id);
+          // A row of the map gone from memory (too many remembered at once): walk instead.
+          if (hash === undefined) return null;
+          candidates.set(hash, null);
+          wanted.push(id);
+        }
+        const files: { path: string; hash: Hash }[] = [];
+        for (let i = 0; i < wanted.length; i += LOOKUP_CHUNK) {
+          const batch = JSON.stringify(wanted.slice(i, i + LOOKUP_CHUNK));
+          for (const f of st.treeFiles.all(row.id, batch) as { blob: number; path: string }[]) {
+            const hash = this.ids.get(f.blob);
+            if (hash === undefined) return null;
+            files.push({ path: f.path, hash });
+          }
+        }
+        return { candidates, files };
+      })
+      .deferred();
+  }
+
+  async recordTree(tree: Hash, files: readonly { path: string; hash: Hash }[]): Promise<void> {
+    this.checkGeneration();
+    const key = `${this.generation}\u0000${tree}`;
+    if (this.recorded.has(key)) return;
+    const st = this.st;
+    // Every content must be indexed (a row in text_blobs); one not yet (left to the builder) would
+    // be missed by a search that trusts the map, so no map until the builder is done.
+    if (this.lookup(this.unknown(files.map((f) => f.hash))).length > 0) return;
+    const ids: number[] = [];
+    for (const f of files) {
+      const k = this.known.get(f.hash);
+      if (!k) return;
+      ids.push(k.state === State.Binary ? -1 : k.id);
+    }
+    st.db
+      .transaction(() => {
+        // Another process may have cleared or pruned meanwhile: the ids would be void.
+        if ((st.generation.get() as number) !== this.generation) return;
+        if (st.tree.get(tree, this.generation) !== undefined) return;
+        const stale = st.treeId.get(tree) as number | undefined;
+        if (stale !== undefined) {
+          st.deleteTreeFiles.run(stale);
+          st.deleteTree.run(stale);
+        }
+        const large = new Set<number>();
+        for (const f of files) {
+          const k = this.known.get(f.hash);
+          if (k?.state === State.Large) large.add(k.id);
+        }
+        const id = Number(st.insertTree.run(tree, this.generation, JSON.stringify([...large])).lastInsertRowid);
+        files.forEach((f, i) => {
+          const blob = ids[i] as number;
+          if (blob >= 0) st.insertTreeFile.run(id, blob, f.path);
+        });
+        for (const old of st.oldTrees.all(MAX_TREES) as number[]) {
+          st.deleteTreeFiles.run(old);
+          st.deleteTree.run(old);
+        }
+      })
+      .immediate();
+    this.recorded.add(key);
   }
 
   /**
@@ -467,6 +571,8 @@ export class SqliteTextIndex implements TextIndex {
           DELETE FROM text_blooms;
           DELETE FROM text_bands;
           DELETE FROM text_scopes;
+          DELETE FROM text_tree_files;
+          DELETE FROM text_trees;
           INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
         st.bump.run();
       })
@@ -501,7 +607,7 @@ export class SqliteTextIndex implements TextIndex {
         }
         for (const id of gone) st.deleteBands.run(id * BANDS, id * BANDS + BANDS - 1);
         if (gone.length > 0) {
-          st.db.exec("DELETE FROM text_scopes");
+          st.db.exec("DELETE FROM text_scopes; DELETE FROM text_tree_files; DELETE FROM text_trees");
           st.bump.run();
         }
         return gone.length;

@@ -70,6 +70,23 @@ export const TEXT_INDEX_SCHEMA = [
      total INTEGER NOT NULL,
      indexed INTEGER NOT NULL
    );`,
+  // Version 9: a stored tree's map from indexed contents to its paths (relative to the tree), written
+  // once every content of the tree is indexed, so a new process searching a tree with no live
+  // changes maps the contents FTS5 names to paths by lookups, without listing the tree. Binary
+  // contents (never candidates) are left out; those too large to index are listed in \`large\`.
+  // The map holds for the generation it was written in (row ids are reused after a clear or prune).
+  `CREATE TABLE text_trees (
+     id INTEGER PRIMARY KEY,
+     hash TEXT NOT NULL UNIQUE,
+     generation INTEGER NOT NULL,
+     large TEXT NOT NULL
+   );
+   CREATE TABLE text_tree_files (
+     tree INTEGER NOT NULL,
+     blob INTEGER NOT NULL,
+     path TEXT NOT NULL,
+     PRIMARY KEY (tree, blob, path)
+   ) WITHOUT ROWID;`,
 ];
 
 /** @internal better-sqlite3's statement types cannot be named in a .d.ts; the store is not public. */
@@ -108,6 +125,22 @@ export function prepareTextIndex(db: Database.Database) {
     deleteGrams: db.prepare<[string]>("DELETE FROM text_trigrams WHERE rowid IN (SELECT value FROM json_each(?))"),
     deleteBlobs: db.prepare<[string]>("DELETE FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))"),
     bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
+    tree: db.prepare<[string, number]>("SELECT id, large FROM text_trees WHERE hash = ? AND generation = ?"),
+    treeFiles: db.prepare<[number, string]>(
+      "SELECT blob, path FROM text_tree_files WHERE tree = ? AND blob IN (SELECT value FROM json_each(?))",
+    ),
+    treeId: db.prepare<[string]>("SELECT id FROM text_trees WHERE hash = ?").pluck(),
+    insertTree: db.prepare<[string, number, string]>(
+      "INSERT INTO text_trees (hash, generation, large) VALUES (?, ?, ?)",
+    ),
+    insertTreeFile: db.prepare<[number, number, string]>(
+      "INSERT OR IGNORE INTO text_tree_files (tree, blob, path) VALUES (?, ?, ?)",
+    ),
+    oldTrees: db
+      .prepare<[number]>("SELECT id FROM text_trees WHERE id <= (SELECT max(id) FROM text_trees) - ?")
+      .pluck(),
+    deleteTreeFiles: db.prepare<[number]>("DELETE FROM text_tree_files WHERE tree = ?"),
+    deleteTree: db.prepare<[number]>("DELETE FROM text_trees WHERE id = ?"),
     builder: db.prepare("SELECT pid, started, updated, done, total, indexed FROM text_builder WHERE id = 1"),
     claim: db.prepare<[number, number, number]>(
       "INSERT OR REPLACE INTO text_builder (id, pid, started, updated, done, total, indexed) VALUES (1, ?, ?, ?, 0, 0, 0)",
