@@ -7,7 +7,7 @@
 // (default 200,000 files, generated under /dev/shm when it exists; the 1,000,000-file figures:
 // --files 1000000, which needs ~10 GB of memory-backed disk for the tree, the store and .git).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { grep } from "../src/ops/index.js";
