@@ -329,7 +329,9 @@ describe("subscriptions/listen on afs serve", () => {
       const ms = await until(() =>
         stream.notes.some((n) => n.method === "notifications/resources/updated" && n.params?.uri === uri),
       );
-      expect(ms).toBeLessThan(1000);
+      // Usually tens of ms; a SQLite follower whose directory-watch wake is missed catches up at its
+      // 1 s safety poll (seen once at 1,011 ms in CI under load), so the bound is that poll plus slack.
+      expect(ms).toBeLessThan(2000);
       expect(h.run(["fs", "write", "/new.txt", "-w", "demo", "--content", "new\n"]).status).toBe(0);
       await until(() => stream.notes.some((n) => n.method === "notifications/resources/list_changed"));
     } finally {
