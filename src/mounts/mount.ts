@@ -87,6 +87,8 @@ export class Mount {
   private gone: string | null = null;
   /** A background round waits for the one running. */
   private queued = false;
+  /** stop() has begun (its run): its own flush is the last round; no background round is scheduled or run. */
+  private stopping: Promise<MountStatus> | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private lastSeq = 0;
   /** Sequence numbers of this mount's own uploads not yet passed: their events are not applied back. */
@@ -240,8 +242,17 @@ export class Mount {
   }
 
   /** Flushes, then stops watching and following; the directory keeps its files and the state is kept. */
-  async stop(): Promise<MountStatus> {
-    if (this.info.state === "stopped") return this.status();
+  stop(): Promise<MountStatus> {
+    if (this.info.state === "stopped") return Promise.resolve(this.status());
+    this.stopping ??= this.stopOnce();
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<MountStatus> {
+    // A round the watcher asked for meanwhile would run after the flush, against a closed watcher
+    // and perhaps a closed engine, call that an error and retry every second: the process never ends.
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     try {
       if (!this.gone) await this.flush();
     } finally {
@@ -317,7 +328,7 @@ export class Mount {
   }
 
   private schedule(delay = this.debounceMs): void {
-    if (this.timer || this.queued || this.info.state === "stopped" || this.gone) return;
+    if (this.timer || this.queued || this.stopping !== null || this.info.state === "stopped" || this.gone) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       // One round waiting behind a long one (the first sync of a big tree) is enough: it takes
@@ -325,6 +336,7 @@ export class Mount {
       this.queued = true;
       void this.exclusive(async () => {
         this.queued = false;
+        if (this.stopping !== null) return; // the stop's flush took what this round would have
         for (let i = 0; i < MAX_FLUSH_ROUNDS && (await this.round()); i++);
         // A path that could not be settled (locked, unreadable, changing) is tried again later.
         if (this.again.size > 0) this.schedule(RETRY_AFTER_ERROR_MS);

@@ -73,6 +73,9 @@ export function ensureBuilt(): void {
   }
 }
 
+/** Longer than any one command in the tests takes, far shorter than CI's 90 minutes. */
+const RUN_TIMEOUT_MS = 240_000;
+
 export interface Run {
   status: number;
   stdout: string;
@@ -107,7 +110,16 @@ export async function cli(): Promise<Cli> {
       input: options.input ?? "",
       cwd: base,
       maxBuffer: 64 * 1024 * 1024,
+      // spawnSync blocks the test's process, so vitest's own timeout cannot end it: a command that
+      // never exits (or a process it left holding its stdio) fails here instead of stalling the run.
+      timeout: RUN_TIMEOUT_MS,
+      killSignal: "SIGKILL",
     });
+    if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT") {
+      throw new Error(
+        `afs ${args.join(" ")} did not finish within ${RUN_TIMEOUT_MS / 1000} s and was killed; its stderr ended: ${r.stderr?.toString().slice(-1000)}`,
+      );
+    }
     if (r.error) throw r.error;
     return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString(), raw: r.stdout };
   };

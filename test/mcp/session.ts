@@ -68,7 +68,15 @@ export async function home(store?: string): Promise<Home> {
       return session;
     },
     run(args, extra = {}) {
-      const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...env, ...extra }, cwd: base, input: "" });
+      // Bounded: spawnSync blocks the test's process, so vitest's timeout could not end a hang.
+      const r = spawnSync(process.execPath, [MAIN, ...args], {
+        env: { ...env, ...extra },
+        cwd: base,
+        input: "",
+        timeout: 240_000,
+        killSignal: "SIGKILL",
+      });
+      if (r.error) throw new Error(`afs ${args.join(" ")}: ${r.error.message}; stderr: ${r.stderr?.toString()}`);
       return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
     },
     async cleanup() {
