@@ -32,14 +32,14 @@ export async function glob(volume: Volume, args: GlobArgs): Promise<GlobResult> 
   const kind = args.kind ?? "file";
   const { byPath, isMatch } = pathGlob(args.pattern);
   const stat = await mustStat(volume, path);
-  const candidates: Stat[] = [];
+  // Matched as the walk goes: only the matches are held, not every entry of a million-file tree.
+  const matches: Stat[] = [];
   if (stat.kind === "dir") {
-    for await (const s of volume.walk(path)) candidates.push(s);
+    for await (const s of volume.walk(path)) {
+      if ((kind === "any" || s.kind === kind) && isMatch(byPath ? rebase(s.path, path, "/").slice(1) : s.name))
+        matches.push(s);
+    }
   }
-  const items = candidates
-    .filter((s) => kind === "any" || s.kind === kind)
-    .filter((s) => isMatch(byPath ? rebase(s.path, path, "/").slice(1) : s.name))
-    .sort((a, b) => byString(a.path, b.path))
-    .map(toItem);
+  const items = matches.sort((a, b) => byString(a.path, b.path)).map(toItem);
   return { count: items.length, items };
 }
