@@ -10,6 +10,13 @@ export const FOLLOW_POLL_MS = 25;
  */
 export const WATCHED_POLL_MS = 1_000;
 const BATCH = 1000;
+/**
+ * After a wake, read again after these delays (each wake starts them over). A commit's last step
+ * updates SQLite's shared-memory index, which makes no file event: a read between the WAL's last
+ * write and that update still sees the old snapshot, and without a second look the events waited
+ * for the 1 s safety poll (seen under load: a listen notification 1,011 ms late).
+ */
+const RECHECK_MS = [5, 25, 100, 250];
 
 export interface PollOptions {
   intervalMs?: number;
@@ -31,6 +38,8 @@ export function pollEvents(
   let closed = false;
   let running = false;
   let wokenWhileRunning = false;
+  /** The next of RECHECK_MS after a wake; past its end, no recheck is due. */
+  let recheck = RECHECK_MS.length;
   let timer: NodeJS.Timeout | undefined;
   const tick = async (): Promise<void> => {
     running = true;
@@ -47,7 +56,10 @@ export function pollEvents(
       // Tried again on the next tick, from the last event delivered.
     }
     running = false;
-    if (!closed) schedule(wokenWhileRunning ? 0 : interval);
+    if (closed) return;
+    if (wokenWhileRunning) schedule(0);
+    else if (recheck < RECHECK_MS.length) schedule(RECHECK_MS[recheck++] as number);
+    else schedule(interval);
   };
   const schedule = (delay: number): void => {
     if (timer) clearTimeout(timer);
@@ -57,6 +69,7 @@ export function pollEvents(
   // One write touches the file several times: the wakes of one millisecond make one read.
   const wake = (): void => {
     if (closed) return;
+    recheck = 0;
     if (running) wokenWhileRunning = true;
     else schedule(1);
   };
