@@ -3,6 +3,8 @@
 // time and peak RSS; a rare literal in a warm process (in-process grep, repeated, median) and in a
 // cold CLI process against `git grep` and `rg`; a common literal with -c against `rg --count`; the
 // same on a real tree (this project's node_modules). Every afs answer is checked against rg's.
+// The first cold search after the build (answered by the head tree's map the builder wrote) is
+// reported beside one with the maps dropped (it lists the tree, as the first search did before).
 // Run: npm run build && nice node --import tsx bench/million-search.ts [--files N] [--tree DIR] [--git-base DIR] [--no-real | --real-only]
 // (default 200,000 files, generated under /dev/shm when it exists; the 1,000,000-file figures:
 // --files 1000000, which needs ~10 GB of memory-backed disk for the tree, the store and .git).
@@ -10,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
 import { emitJson, fmtMs, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
@@ -67,6 +70,16 @@ function afs(home: string, args: string[], cwd: string): Run {
   return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, stdout: r.stdout.toString() };
 }
 
+/** Drops the maps of contents to paths from the home's index file (the search then lists the tree). */
+function dropMaps(home: string): void {
+  const db = new Database(join(home, "afs.index.db"));
+  try {
+    db.exec("DELETE FROM text_tree_files; DELETE FROM text_trees");
+  } finally {
+    db.close();
+  }
+}
+
 const lines = (out: string): string[] => out.split("\n").filter(Boolean).sort();
 /** rg prints "./path[:count]" below its directory; afs "/path[:count]". */
 const rgPaths = (out: string): string[] => lines(out).map((l) => l.replace(/^\.\//, "/"));
@@ -78,6 +91,12 @@ interface TreeFigures {
   build: Run;
   rareWarm: number;
   rareCold: Run;
+  /** The first cold search after the build (the builder mapped the head tree: no listing). */
+  rareFirst: Run;
+  /** A cold search with the maps dropped: lists the tree and writes its map, as the first did before the builder mapped heads. */
+  rareUnmapped: Run;
+  /** Whether `afs index status` says the builder mapped the head tree. */
+  mapped: boolean;
   commonWarm: number;
   commonCold: Run;
   rg: { rare: Run; common: Run };
@@ -92,8 +111,12 @@ async function measureTree(label: string, tree: string, work: string, withGit: b
   const files = Number(/imported (\d+) files?/.exec(imported.stdout.replace(/,/g, ""))?.[1] ?? Number.NaN);
   // The background builder's work, in the foreground so it is timed alone.
   const build = afs(home, ["index", "builder"], work);
-  const status = JSON.parse(afs(home, ["index", "status", "--json"], work).stdout) as { text: { building?: unknown } };
+  const status = JSON.parse(afs(home, ["index", "status", "--json"], work).stdout) as {
+    workspaces: { mapped?: boolean }[];
+    text: { building?: unknown };
+  };
   if (status.text.building) throw new Error("the builder left its claim behind");
+  const mapped = status.workspaces[0]?.mapped === true;
 
   // "." given: without a path, rg reads its standard input when that is not a terminal.
   const rg = {
@@ -106,8 +129,16 @@ async function measureTree(label: string, tree: string, work: string, withGit: b
   const coldRuns = Array.from({ length: COLD_RUNS }, () =>
     afs(home, ["fs", "grep", "-l", RARE, "--workspace", "big"], work),
   );
-  const rareCold = coldRuns.sort((a, b) => a.ms - b.ms)[COLD_RUNS >> 1] as Run;
-  const agree = { rare: lines(rareCold.stdout).join() === rgRare.join(), common: false };
+  const rareFirst = coldRuns[0] as Run;
+  const rareCold = [...coldRuns].sort((a, b) => a.ms - b.ms)[COLD_RUNS >> 1] as Run;
+  // The maps dropped: the next search lists the tree (and writes the map again), which is what the
+  // first search after a build did before the builder wrote maps.
+  dropMaps(home);
+  const rareUnmapped = afs(home, ["fs", "grep", "-l", RARE, "--workspace", "big"], work);
+  const agree = {
+    rare: [rareCold, rareFirst, rareUnmapped].every((r) => lines(r.stdout).join() === rgRare.join()),
+    common: false,
+  };
   const commonCold = afs(home, ["fs", "grep", "-c", COMMON, "--workspace", "big"], work);
   // rg and afs tell binary files apart a little differently (afs: a NUL in the first 8 KiB), so on a
   // real tree a few counts may differ: reported, not fatal.
@@ -168,6 +199,9 @@ async function measureTree(label: string, tree: string, work: string, withGit: b
     build,
     rareWarm,
     rareCold,
+    rareFirst,
+    rareUnmapped,
+    mapped,
     commonWarm,
     commonCold,
     rg,
@@ -191,6 +225,11 @@ function emitFigures(r: TreeFigures): void {
     rare_warm_ms: round(r.rareWarm),
     rare_cold_ms: round(r.rareCold.ms),
     rare_cold_rss_mb: Math.round(r.rareCold.rss / 1e6),
+    head_mapped_by_build: r.mapped,
+    rare_first_cold_ms: round(r.rareFirst.ms),
+    rare_first_cold_rss_mb: Math.round(r.rareFirst.rss / 1e6),
+    rare_unmapped_cold_ms: round(r.rareUnmapped.ms),
+    rare_unmapped_cold_rss_mb: Math.round(r.rareUnmapped.rss / 1e6),
     rg_rare_ms: round(r.rg.rare.ms),
     ...(r.git ? { git_grep_rare_ms: round(r.git.rare.ms), git_add_commit_ms: round(r.git.add.ms) } : {}),
     common_count_cold_ms: round(r.commonCold.ms),
@@ -233,6 +272,8 @@ async function main(): Promise<void> {
       "index build",
       "rare warm",
       "rare cold",
+      "1st cold after build",
+      "unmapped cold",
       "rg rare",
       "git grep rare",
       "-c common",
@@ -245,6 +286,8 @@ async function main(): Promise<void> {
       `${s(r.build.ms)}, ${mb(r.build.rss)}`,
       `${fmtMs(r.rareWarm)} ms`,
       `${fmtMs(r.rareCold.ms)} ms, ${mb(r.rareCold.rss)}`,
+      `${fmtMs(r.rareFirst.ms)} ms, ${mb(r.rareFirst.rss)}`,
+      `${fmtMs(r.rareUnmapped.ms)} ms, ${mb(r.rareUnmapped.rss)}`,
       `${fmtMs(r.rg.rare.ms)} ms`,
       r.git ? `${fmtMs(r.git.rare.ms)} ms (git add+commit ${s(r.git.add.ms)})` : "-",
       `cold ${s(r.commonCold.ms)}, warm ${s(r.commonWarm)}`,

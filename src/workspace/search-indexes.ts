@@ -23,6 +23,11 @@ export interface WorkspaceCoverage {
   chunks: number;
   /** Passages with a vector from the configured provider (absent without one). */
   vectors?: number;
+  /**
+   * Whether grep's content index holds the map of contents to paths of the workspace's head tree:
+   * a new process's search then finds its candidates' paths by lookups, not by listing the tree.
+   */
+  mapped?: boolean;
 }
 
 export interface IndexStatus {
@@ -51,7 +56,8 @@ export interface BuildResult {
   blobs: number;
   bytes: number;
   chunks: { ms: number; blobs_added: number };
-  text: { ms: number; indexed: number; bytes: number };
+  /** `mapped`: head trees with a map of contents to paths (grep answers their first search by lookups). */
+  text: { ms: number; indexed: number; bytes: number; mapped?: number };
   vectors?: { ms: number; provider: string; embedded: number };
 }
 
@@ -104,7 +110,10 @@ export async function indexStatus(afs: IndexSource, names: readonly string[] = [
     };
   };
   const workspaces: WorkspaceCoverage[] = [];
-  for (const [name, files] of byWorkspace) workspaces.push(await coverage(name, files));
+  for (const [name, files] of byWorkspace) {
+    const head = await (await afs.workspaces.volume(name)).storedBase?.("/");
+    workspaces.push({ ...(await coverage(name, files)), mapped: head ? afs.search.text.hasTreeMap(head.tree) : false });
+  }
   const { name: _, ...total } = await coverage("", [...byWorkspace.values()].flat());
   return {
     index_file: afs.search.db.path,

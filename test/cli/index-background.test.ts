@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, cli, ensureBuilt } from "./run.js";
 
@@ -26,12 +27,23 @@ interface Building {
   indexed: number;
 }
 interface Status {
+  workspaces: { name: string; mapped?: boolean }[];
   text: { texts: number; building?: Building };
 }
 
 let afs: Cli;
 let tree: string;
 const seenBuilders = new Set<number>();
+
+/** The valid maps of contents to paths in the home's index file (a new map would have a new id). */
+function mapRows(home: string): unknown[] {
+  const db = new Database(join(home, "afs.index.db"), { readonly: true });
+  try {
+    return db.prepare("SELECT id, hash, generation FROM text_trees WHERE generation >= 0").all();
+  } finally {
+    db.close();
+  }
+}
 
 /** A builder's peak resident memory so far (VmHWM), in bytes; 0 once it has gone. */
 function peakRss(pid: number): number {
@@ -113,10 +125,19 @@ describe("the content index built in the background", () => {
     // Its memory is its batch's, not the tree's (the old first search took ~4 KB per file here).
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(250 * 1024 * 1024);
-    expect(run(["index", "status"])).toMatch(/content index builder: not running/);
+    expect(run(["index", "status"])).toMatch(
+      /content index builder: not running\ngrep's path maps: 1\/1 head tree mapped/,
+    );
+    // It mapped the head tree's contents to paths: the first search after it (a new process)
+    // finds its candidates' paths by lookups instead of listing 60,000 files.
+    expect(s.workspaces).toEqual([expect.objectContaining({ name: "big", mapped: true })]);
+    const maps = (): unknown[] => mapRows(afs.home);
+    const written = maps();
+    expect(written).toHaveLength(1);
 
-    // Built: the same answers from the index.
+    // Built: the same answers from the index, by that map (the search had no map to write).
     expect(grepFiles(NEEDLE)).toEqual(needlePaths());
+    expect(maps()).toEqual(written);
     // An edit is indexed by the next search alone (one content), not by a new builder.
     run(["fs", "write", "/new/edit.txt", "--content", `a fresh ${NEEDLE} line\n`, "--workspace", "big"]);
     expect(grepFiles(NEEDLE)).toEqual([...needlePaths(), "/new/edit.txt"].sort());

@@ -30,7 +30,15 @@ afterAll(() => afs.cleanup());
 
 interface Status {
   provider: string | null;
-  workspaces: { name: string; files: number; blobs: number; chunked: number; chunks: number; vectors?: number }[];
+  workspaces: {
+    name: string;
+    files: number;
+    blobs: number;
+    chunked: number;
+    chunks: number;
+    vectors?: number;
+    mapped?: boolean;
+  }[];
   total: { files: number; blobs: number; chunked: number };
   stored: { blobs: number; chunks: number; vectors?: number };
   text: { texts: number };
@@ -50,12 +58,18 @@ describe("afs index", () => {
       "index",
       "build",
     ]);
-    expect(built).toMatchObject({ blobs: 3, chunks: { blobs_added: 3 }, text: { indexed: 3 } });
+    // With the contents indexed, each head tree's map of contents to paths is written too.
+    expect(built).toMatchObject({ blobs: 3, chunks: { blobs_added: 3 }, text: { indexed: 3, mapped: 2 } });
     expect(afs.ok(["index", "build"])).toMatch(/^2 workspaces: 3 distinct contents .*\nchunks: 0 contents chunked/);
     const after = afs.json<Status>(["index", "status"]);
     expect(after.total).toMatchObject({ blobs: 3, chunked: 3 });
     expect(after.stored).toEqual({ blobs: 3, chunks: 3 });
     expect(after.text.texts).toBe(3);
+    expect(after.workspaces.map((w) => [w.name, w.mapped])).toEqual([
+      ["one", true],
+      ["two", true],
+    ]);
+    expect(afs.ok(["index", "status"])).toMatch(/\ngrep's path maps: 2\/2 head trees mapped\n/);
     expect(afs.ok(["index", "status", "-w", "two"])).toMatch(
       /WORKSPACE +FILES +CONTENTS +CHUNKED +CHUNKS\ntwo +2 +2 \(.*\) +2\/2 +2\n/,
     );

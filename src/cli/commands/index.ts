@@ -31,6 +31,12 @@ function building(s: IndexStatus): string {
   return `content index builder: building in the background (pid ${b.pid}): ${counted}, ${plural(b.indexed, "content")} indexed in ${seconds} s; searches scan what is not indexed yet`;
 }
 
+/** Which workspaces' head trees grep's content index has mapped (their first search lists nothing). */
+function mapped(workspaces: IndexStatus["workspaces"]): string {
+  const names = workspaces.filter((w) => w.mapped).map((w) => w.name);
+  return `grep's path maps: ${names.length}/${plural(workspaces.length, "head tree")} mapped${names.length > 0 && names.length < workspaces.length ? ` (${names.join(", ")})` : ""}`;
+}
+
 function renderStatus(s: IndexStatus): string[] {
   const vectors = s.provider !== null;
   const row = (name: string, c: IndexStatus["total"]): string[] => [
@@ -51,6 +57,7 @@ function renderStatus(s: IndexStatus): string[] {
     ),
     "",
     building(s),
+    mapped(s.workspaces),
     `stored: ${plural(s.stored.blobs, "content")} chunked into ${plural(s.stored.chunks, "chunk")}${vectors ? `, ${plural(s.stored.vectors ?? 0, "vector")}` : ""}; grep's content index: ${plural(s.text.texts, "text")}, ${s.text.binary} binary, ${s.text.large} too large (${bytes(s.text.bytes)})`,
   ];
 }
@@ -125,7 +132,7 @@ export function registerIndexCommands(program: Command, io: Io): void {
           io.emit(flags, result, (r) => [
             `${plural(r.workspaces.length, "workspace")}: ${plural(r.blobs, "distinct content")} (${bytes(r.bytes)})`,
             `chunks: ${r.chunks.blobs_added} contents chunked in ${(r.chunks.ms / 1000).toFixed(1)} s`,
-            `content index: ${r.text.indexed} contents (${bytes(r.text.bytes)}) indexed in ${(r.text.ms / 1000).toFixed(1)} s`,
+            `content index: ${r.text.indexed} contents (${bytes(r.text.bytes)}) indexed in ${(r.text.ms / 1000).toFixed(1)} s; ${plural(r.text.mapped ?? 0, "head tree")} mapped`,
             ...(r.vectors
               ? [
                   `vectors: ${r.vectors.embedded} chunks embedded by ${r.vectors.provider} in ${(r.vectors.ms / 1000).toFixed(1)} s`,

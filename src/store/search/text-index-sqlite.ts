@@ -107,11 +107,19 @@ const MAX_KNOWN = 2_000_000;
  * Trees whose maps of contents to paths are kept (the newest): a workspace's head and a checkpoint
  * or two. Each holds a row per file, so older ones go.
  */
-const MAX_TREES = 4;
+export const MAX_TREES = 4;
 /** Texts FTS5 may name for a tree search to map them by lookups; beyond, walking the tree is as good. */
 const MAX_TREE_MATCHES = 20_000;
+/** Files of a tree's map written per transaction (writeTreeMap): bounds memory and each hold of the write lock. */
+const MAP_BATCH = 20_000;
 /** Scope markers kept (the newest): one per tree and filter searched by a process that had to look it up. */
 const MAX_SCOPES = 1000;
+
+/** A file of a stored tree: its path relative to the tree (no leading "/") and its content hash. */
+export interface TreeFile {
+  path: string;
+  hash: Hash;
+}
 
 /** Adjacent candidate blocks of a text: their bytes [start, end) and the number of the line at start. */
 interface Span {
@@ -270,47 +278,141 @@ export class SqliteTextIndex implements TextIndex {
       .deferred();
   }
 
-  async recordTree(tree: Hash, files: readonly { path: string; hash: Hash }[]): Promise<void> {
+  async recordTree(tree: Hash, files: readonly TreeFile[]): Promise<void> {
     this.checkGeneration();
-    const key = `${this.generation}\u0000${tree}`;
-    if (this.recorded.has(key)) return;
-    const st = this.st;
+    if (this.recorded.has(`${this.generation}\u0000${tree}`)) return;
     // Every content must be indexed (a row in text_blobs); one not yet (left to the builder) would
     // be missed by a search that trusts the map, so no map until the builder is done.
     if (this.lookup(this.unknown(files.map((f) => f.hash))).length > 0) return;
-    const ids: number[] = [];
-    for (const f of files) {
-      const k = this.known.get(f.hash);
-      if (!k) return;
-      ids.push(k.state === State.Binary ? -1 : k.id);
-    }
-    st.db
-      .transaction(() => {
-        // Another process may have cleared or pruned meanwhile: the ids would be void.
-        if ((st.generation.get() as number) !== this.generation) return;
-        if (st.tree.get(tree, this.generation) !== undefined) return;
-        const stale = st.treeId.get(tree) as number | undefined;
-        if (stale !== undefined) {
-          st.deleteTreeFiles.run(stale);
-          st.deleteTree.run(stale);
+    await this.writeTreeMap(tree, files);
+  }
+
+  /**
+   * Writes the map of contents to paths of stored tree `tree` (see treeCandidates) from `files`, its
+   * files with paths relative to it, taken as they come: a background builder streams a walk of
+   * the tree, so neither it nor this holds a million paths at once. Rows go in transactions of
+   * `batch` files under a row whose generation (its writer's negated pid) no search trusts; the
+   * generation that makes the map valid is written last, so a writer killed midway leaves a map
+   * never used (the next writer of the tree, or eviction, deletes it). Binary contents are left out.
+   *
+   * True when the tree has a valid map now (written here or before); false when some content is
+   * not indexed, another live process is writing this map, or the index was cleared or pruned
+   * meanwhile (the ids would be void).
+   */
+  async writeTreeMap(
+    tree: Hash,
+    files: Iterable<TreeFile> | AsyncIterable<TreeFile>,
+    batch = MAP_BATCH,
+  ): Promise<boolean> {
+    this.checkGeneration();
+    const generation = this.generation;
+    const key = `${generation}\u0000${tree}`;
+    if (this.recorded.has(key)) return true;
+    const st = this.st;
+    const writing = -process.pid;
+    const id = st.db
+      .transaction((): number | "valid" | "busy" => {
+        if ((st.generation.get() as number) !== generation) return "busy";
+        const row = st.treeRow.get(tree) as { id: number; generation: number } | undefined;
+        if (row?.generation === generation) return "valid";
+        if (row && row.generation < 0 && processAlive(-row.generation)) return "busy";
+        // A map of another generation (void), or one its writer left half-written when it died.
+        if (row) {
+          st.deleteTreeFiles.run(row.id);
+          st.deleteTree.run(row.id);
         }
-        const large = new Set<number>();
-        for (const f of files) {
-          const k = this.known.get(f.hash);
-          if (k?.state === State.Large) large.add(k.id);
-        }
-        const id = Number(st.insertTree.run(tree, this.generation, JSON.stringify([...large])).lastInsertRowid);
-        files.forEach((f, i) => {
-          const blob = ids[i] as number;
-          if (blob >= 0) st.insertTreeFile.run(id, blob, f.path);
-        });
-        for (const old of st.oldTrees.all(MAX_TREES) as number[]) {
-          st.deleteTreeFiles.run(old);
-          st.deleteTree.run(old);
-        }
+        return Number(st.insertTree.run(tree, writing, "[]").lastInsertRowid);
       })
       .immediate();
-    this.recorded.add(key);
+    if (id === "valid") this.recorded.add(key);
+    if (typeof id !== "number") return id === "valid";
+    // Still this writer's map, in the generation it started in: else (evicted, taken over, cleared) it stops.
+    const ours = () => st.treeGeneration.get(id, tree) === writing && (st.generation.get() as number) === generation;
+    const large = new Set<number>();
+    let rows: TreeFile[] = [];
+    const flush = (): boolean =>
+      st.db
+        .transaction(() => {
+          if (!ours()) return false;
+          const known = this.rowsOf(rows.map((f) => f.hash));
+          for (const f of rows) {
+            const k = known.get(f.hash);
+            if (!k) return false;
+            if (k.state === State.Binary) continue;
+            if (k.state === State.Large) large.add(k.id);
+            st.insertTreeFile.run(id, k.id, f.path);
+          }
+          rows = [];
+          return true;
+        })
+        .immediate();
+    let done = false;
+    try {
+      // An array (a search's listing) without a turn of the event loop per file.
+      if (Array.isArray(files)) {
+        for (const f of files as readonly TreeFile[]) {
+          rows.push(f);
+          if (rows.length >= batch && !flush()) return false;
+        }
+      } else {
+        for await (const f of files) {
+          rows.push(f);
+          if (rows.length >= batch && !flush()) return false;
+        }
+      }
+      if (rows.length > 0 && !flush()) return false;
+      done = st.db
+        .transaction(() => {
+          if (!ours()) return false;
+          st.finishTree.run(generation, JSON.stringify([...large]), id);
+          for (const old of st.oldTrees.all(MAX_TREES) as number[]) {
+            st.deleteTreeFiles.run(old);
+            st.deleteTree.run(old);
+          }
+          return true;
+        })
+        .immediate();
+      if (done) this.recorded.add(key);
+      return done;
+    } finally {
+      // Stopped midway (a content not indexed, a read that failed): what this writer wrote goes.
+      if (!done) {
+        st.db
+          .transaction(() => {
+            if (st.treeGeneration.get(id, tree) !== writing) return;
+            st.deleteTreeFiles.run(id);
+            st.deleteTree.run(id);
+          })
+          .immediate();
+      }
+    }
+  }
+
+  /** Whether `tree` has a map of contents to paths valid now (see writeTreeMap). */
+  hasTreeMap(tree: Hash): boolean {
+    this.checkGeneration();
+    return this.st.tree.get(tree, this.generation) !== undefined;
+  }
+
+  /**
+   * The rows of these hashes, from memory or else the database, without remembering those read
+   * (a builder mapping a million paths keeps none of them).
+   */
+  private rowsOf(hashes: readonly Hash[]): Map<Hash, Known> {
+    const out = new Map<Hash, Known>();
+    const unknown: Hash[] = [];
+    for (const h of hashes) {
+      const k = this.known.get(h);
+      if (k) out.set(h, k);
+      else unknown.push(h);
+    }
+    for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
+      const chunk = JSON.stringify(unknown.slice(i, i + LOOKUP_CHUNK));
+      for (const row of this.st.lookup.all(chunk) as (Known & { hash: Hash })[]) {
+        out.set(row.hash, { id: row.id, state: row.state, blocks: row.blocks });
+      }
+    }
+    return out;
   }
 
   /**

@@ -75,6 +75,8 @@ export const TEXT_INDEX_SCHEMA = [
   // changes maps the contents FTS5 names to paths by lookups, without listing the tree. Binary
   // contents (never candidates) are left out; those too large to index are listed in \`large\`.
   // The map holds for the generation it was written in (row ids are reused after a clear or prune).
+  // A map being written (in batches, by a builder or a search) has the negated pid of its writer as
+  // its generation, so no search trusts it, and a writer killed midway is known by its dead pid.
   `CREATE TABLE text_trees (
      id INTEGER PRIMARY KEY,
      hash TEXT NOT NULL UNIQUE,
@@ -129,7 +131,9 @@ export function prepareTextIndex(db: Database.Database) {
     treeFiles: db.prepare<[number, string]>(
       "SELECT blob, path FROM text_tree_files WHERE tree = ? AND blob IN (SELECT value FROM json_each(?))",
     ),
-    treeId: db.prepare<[string]>("SELECT id FROM text_trees WHERE hash = ?").pluck(),
+    treeRow: db.prepare<[string]>("SELECT id, generation FROM text_trees WHERE hash = ?"),
+    treeGeneration: db.prepare<[number, string]>("SELECT generation FROM text_trees WHERE id = ? AND hash = ?").pluck(),
+    finishTree: db.prepare<[number, string, number]>("UPDATE text_trees SET generation = ?, large = ? WHERE id = ?"),
     insertTree: db.prepare<[string, number, string]>(
       "INSERT INTO text_trees (hash, generation, large) VALUES (?, ?, ?)",
     ),
