@@ -55,11 +55,12 @@ describe("trigrams", () => {
 });
 
 describe("TextCache", () => {
-  it("evicts the least recently used texts beyond its budget, and refuses one text over a quarter of it", () => {
+  it("evicts the least recently used texts of earlier passes beyond its budget, and refuses one text over a quarter of it", () => {
     const cache = new TextCache(100);
     cache.set("a", "x".repeat(20));
     cache.set("b", "y".repeat(20));
     cache.set("c", "z".repeat(20));
+    cache.nextPass();
     expect(cache.get("a")).toBe("x".repeat(20)); // a is now the most recent
     cache.set("d", "w".repeat(20));
     cache.set("e", "v".repeat(20));
@@ -69,6 +70,27 @@ describe("TextCache", () => {
     expect(cache.size).toBe(5);
     cache.set("big", "q".repeat(26));
     expect(cache.get("big")).toBeUndefined();
+  });
+
+  it("keeps a pass's first texts when the pass reads more than it holds, so the next pass finds them", () => {
+    const cache = new TextCache(100);
+    const keys = Array.from({ length: 12 }, (_, i) => `t${i}`);
+    for (let pass = 0; pass < 3; pass++) {
+      cache.nextPass();
+      const hits = keys.filter((k) => {
+        if (cache.get(k) !== undefined) return true;
+        cache.set(k, k.padEnd(20, "."));
+        return false;
+      });
+      // Plain LRU over a cycle longer than the cache evicts each text before it comes round: no hits.
+      expect(hits).toEqual(pass === 0 ? [] : keys.slice(0, 5));
+    }
+    // Another search's texts still take the place of the least recently used.
+    cache.nextPass();
+    cache.set("other", "o".repeat(20));
+    expect(cache.get("other")).toBeDefined();
+    expect(cache.get("t0")).toBeUndefined();
+    expect(cache.size).toBe(5);
   });
 });
 
