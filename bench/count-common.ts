@@ -2,12 +2,13 @@
 // in one engine searching again and again (warm, as the resident afs or an MCP server), beside
 // `rg --count` in the same run, every answer checked against rg's. --root names another afs
 // checkout to measure (its dist/ and src/), so a before/after pair shares one tree and one import.
-// Run: npm run build && nice node --import tsx bench/count-common.ts [--files N] [--work DIR] [--root DIR]
+// Run: npm run build && nice node --import tsx bench/count-common.ts [--files N | --tree DIR --literal WORD] [--work DIR] [--root DIR]
+// (--tree: an existing directory, e.g. node_modules, searched for WORD, default "import".)
 // (--work keeps the tree and the imported home there for the next run; without it they are removed.)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { emitJson, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
 import { ensureTree } from "./tree-gen.js";
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   mkdirSync(work, { recursive: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    AFS_HOME: join(work, `home-${files}`),
+    AFS_HOME: join(work, arg("--tree") ? `home-${basename(resolve(arg("--tree") as string))}` : `home-${files}`),
     AFS_ACTOR: "bench",
     AFS_DAEMON: "off",
     AFS_INDEX_BACKGROUND: "off",
@@ -47,9 +48,9 @@ async function main(): Promise<void> {
   const cli = join(root, "dist/cli/main.js");
   const afs = (args: string[]) => run(process.execPath, [cli, ...args], work, env);
   try {
-    const tree = join(work, `tree-${files}`);
-    const info = await ensureTree(tree, { files });
-    const literal = info.common.literal;
+    const given = arg("--tree");
+    const tree = given ? resolve(given) : join(work, `tree-${files}`);
+    const literal = given ? (arg("--literal") ?? "import") : (await ensureTree(tree, { files })).common.literal;
     if (!existsSync(env.AFS_HOME as string)) {
       afs(["ws", "import", "big", tree]);
       afs(["index", "builder"]);
@@ -85,9 +86,9 @@ async function main(): Promise<void> {
     }
     const figures = {
       root,
-      files,
+      tree,
       literal,
-      matching_files: info.common.files,
+      matching_files: expected.split("\n").filter(Boolean).length,
       rg_count_ms: round(median(rg.map((r) => r.ms))),
       cold_cli_ms: round(median(cold.map((r) => r.ms))),
       // The first search in the engine fills its cache; the later ones are what warm means.
@@ -99,11 +100,12 @@ async function main(): Promise<void> {
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     printTable(
       "grep -c of a common literal: afs cold (new CLI process) and warm (one engine) vs rg --count",
-      ["checkout", "files", "rg -c", "afs cold", "afs warm (1st, then median)", "agrees"],
+      ["checkout", "tree", "files with it", "rg -c", "afs cold", "afs warm (1st, then median)", "agrees"],
       [
         [
           root,
-          files,
+          tree,
+          figures.matching_files,
           s(figures.rg_count_ms),
           s(figures.cold_cli_ms),
           `${s(figures.warm_first_ms)}, ${s(figures.warm_ms)}`,
