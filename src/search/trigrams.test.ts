@@ -94,6 +94,55 @@ describe("TextCache", () => {
   });
 });
 
+describe("TextCache against a model", () => {
+  it("holds what a plain list kept in recency order holds, under any mix of gets, sets and passes (property)", () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("get" as const), key: fc.nat(9) }),
+      fc.record({ kind: fc.constant("set" as const), key: fc.nat(9), length: fc.integer({ min: 0, max: 30 }) }),
+      fc.record({ kind: fc.constant("pass" as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const cache = new TextCache(100);
+        // The model: entries least recent first, each with the pass that last used it.
+        let model: { key: string; text: string; pass: number }[] = [];
+        let pass = 0;
+        for (const o of ops) {
+          if (o.kind === "pass") {
+            cache.nextPass();
+            pass++;
+          } else if (o.kind === "get") {
+            const key = `k${o.key}`;
+            const i = model.findIndex((e) => e.key === key);
+            const hit = i >= 0 ? model.splice(i, 1)[0] : undefined;
+            if (hit) model.push({ ...hit, pass });
+            expect(cache.get(key)).toBe(hit?.text);
+          } else {
+            const key = `k${o.key}`;
+            const text = `${key}:`.padEnd(o.length, "x").slice(0, Math.max(o.length, 0));
+            cache.set(key, text);
+            if (text.length > 25) continue;
+            model = model.filter((e) => e.key !== key);
+            const held = () => model.reduce((n, e) => n + e.text.length, 0);
+            let refused = false;
+            while (held() + text.length > 100) {
+              if ((model[0] as { pass: number }).pass === pass) {
+                refused = true;
+                break;
+              }
+              model.shift();
+            }
+            if (!refused) model.push({ key, text, pass });
+          }
+          expect(cache.size).toBe(model.length);
+        }
+        for (const e of model) expect(cache.get(e.key)).toBe(e.text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe("asciiTrigramDocument", () => {
   it("gives the tokens trigramDocument gives for the same ASCII text (property)", () => {
     fc.assert(
