@@ -53,7 +53,17 @@ export interface EngineRequest {
   surface: string;
   /** Who the changes are recorded as, when not the settings' (AFS_ACTOR, else the OS user): see actorOf. */
   actor?: string;
+  /**
+   * The command makes one call on the engine (an `afs fs` operation): an engine opened for it alone
+   * keeps only a small text cache, unless AFS_TEXT_CACHE_MB says otherwise. Texts cached for later
+   * searches that never come cost a new process its time (GC of 256 MB of strings: a third of a
+   * `grep -c` over 200k files); an engine that serves many calls (the resident afs) keeps its own.
+   */
+  once?: boolean;
 }
+
+/** The text cache of an engine opened for one call: room for the texts a search indexes itself and then reads. */
+const ONCE_TEXT_CACHE_MB = "16";
 
 /**
  * The surface a command's changes come through, by its top-level command: the protocol servers
@@ -111,7 +121,10 @@ export function ownEngines(): Engines {
     async use(request, fn) {
       // The engine loads here, not at start-up: --version and --help need none of it.
       const { Afs } = await import("../workspace/afs.js");
-      const afs = await Afs.open(request);
+      const once = request.once === true && request.env.AFS_TEXT_CACHE_MB === undefined;
+      const afs = await Afs.open(
+        once ? { ...request, env: { ...request.env, AFS_TEXT_CACHE_MB: ONCE_TEXT_CACHE_MB } } : request,
+      );
       open.add(afs);
       try {
         return await fn(afs);
@@ -154,12 +167,20 @@ export class Io extends Output {
   }
 
   /** Runs `fn` with the engine the command's --home and --store (or the settings) name. */
-  withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>): Promise<T> {
+  withAfs<T>(cmd: Command, fn: (afs: Afs) => Promise<T>, options: { once?: boolean } = {}): Promise<T> {
     const { home, store } = globals(cmd);
     const { env, cwd } = this.invocation;
     const surface = surfaceOf(cmd);
     const actor = actorOf(surface, env);
-    const request = { home, store, env, cwd, surface, ...(actor === undefined ? {} : { actor }) };
+    const request: EngineRequest = {
+      home,
+      store,
+      env,
+      cwd,
+      surface,
+      ...(actor === undefined ? {} : { actor }),
+      ...(options.once ? { once: true } : {}),
+    };
     return this.engines.use(request, async (afs) => {
       startBuilderWhenBehind(afs, env);
       return fn(afs);
@@ -167,8 +188,12 @@ export class Io extends Output {
   }
 
   /** Like withAfs, plus the workspace from -w, $AFS_WORKSPACE or the current one. */
-  withWorkspace<T>(cmd: Command, fn: (afs: Afs, workspace: string) => Promise<T>): Promise<T> {
-    return this.withAfs(cmd, async (afs) => fn(afs, await afs.workspaces.resolve(this.workspace(cmd))));
+  withWorkspace<T>(
+    cmd: Command,
+    fn: (afs: Afs, workspace: string) => Promise<T>,
+    options: { once?: boolean } = {},
+  ): Promise<T> {
+    return this.withAfs(cmd, async (afs) => fn(afs, await afs.workspaces.resolve(this.workspace(cmd))), options);
   }
 
   /**

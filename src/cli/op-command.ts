@@ -143,13 +143,17 @@ export function registerOp<A, R>(parent: Command, io: Io, def: OpCommand<A, R>):
     const parsed = def.schema.safeParse(raw);
     if (!parsed.success) throw fromZod(parsed.error, labels);
     const args = parsed.data;
-    await io.withWorkspace(command, async (afs, workspace) => {
-      const volume = await afs.workspaces.volume(workspace);
-      if (def.stream && !flags.json) return def.stream(volume, args, io);
-      const result = await def.run(volume, args, { indexes: afs.indexes, io });
-      if (def.raw && !flags.json) io.write(def.raw(result));
-      else io.emit(flags, result, (r) => def.render(r, args, io));
-    });
+    await io.withWorkspace(
+      command,
+      async (afs, workspace) => {
+        const volume = await afs.workspaces.volume(workspace);
+        if (def.stream && !flags.json) return def.stream(volume, args, io);
+        const result = await def.run(volume, args, { indexes: afs.indexes, io });
+        if (def.raw && !flags.json) io.write(def.raw(result));
+        else io.emit(flags, result, (r) => def.render(r, args, io));
+      },
+      { once: true },
+    );
   });
   return cmd;
 }

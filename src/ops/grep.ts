@@ -151,6 +151,7 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
   const maxCount = args.max_count ?? Number.POSITIVE_INFINITY;
 
   const index = options.indexes?.text;
+  index?.beginSearch?.();
   let targets: Target[];
   let candidates: Map<Hash, readonly number[] | null> | null = null;
   // A directory that lists as a stored tree whose map of contents to paths the index holds: the

@@ -97,6 +97,11 @@ export interface TextIndex {
    * recorded, does nothing.
    */
   recordTree?(tree: Hash, files: readonly { path: string; hash: Hash }[]): Promise<void>;
+  /**
+   * A search begins: the texts it reads are kept over those of earlier searches, but a search whose
+   * texts outweigh the cache does not evict its own (see TextCache.nextPass).
+   */
+  beginSearch?(): void;
   /** A blob's text (decoded UTF-8), or null for binary content. */
   text(hash: Hash): Promise<string | null>;
   /**

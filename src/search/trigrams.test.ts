@@ -55,11 +55,12 @@ describe("trigrams", () => {
 });
 
 describe("TextCache", () => {
-  it("evicts the least recently used texts beyond its budget, and refuses one text over a quarter of it", () => {
+  it("evicts the least recently used texts of earlier passes beyond its budget, and refuses one text over a quarter of it", () => {
     const cache = new TextCache(100);
     cache.set("a", "x".repeat(20));
     cache.set("b", "y".repeat(20));
     cache.set("c", "z".repeat(20));
+    cache.nextPass();
     expect(cache.get("a")).toBe("x".repeat(20)); // a is now the most recent
     cache.set("d", "w".repeat(20));
     cache.set("e", "v".repeat(20));
@@ -69,6 +70,76 @@ describe("TextCache", () => {
     expect(cache.size).toBe(5);
     cache.set("big", "q".repeat(26));
     expect(cache.get("big")).toBeUndefined();
+  });
+
+  it("keeps a pass's first texts when the pass reads more than it holds, so the next pass finds them", () => {
+    const cache = new TextCache(100);
+    const keys = Array.from({ length: 12 }, (_, i) => `t${i}`);
+    for (let pass = 0; pass < 3; pass++) {
+      cache.nextPass();
+      const hits = keys.filter((k) => {
+        if (cache.get(k) !== undefined) return true;
+        cache.set(k, k.padEnd(20, "."));
+        return false;
+      });
+      // Plain LRU over a cycle longer than the cache evicts each text before it comes round: no hits.
+      expect(hits).toEqual(pass === 0 ? [] : keys.slice(0, 5));
+    }
+    // Another search's texts still take the place of the least recently used.
+    cache.nextPass();
+    cache.set("other", "o".repeat(20));
+    expect(cache.get("other")).toBeDefined();
+    expect(cache.get("t0")).toBeUndefined();
+    expect(cache.size).toBe(5);
+  });
+});
+
+describe("TextCache against a model", () => {
+  it("holds what a plain list kept in recency order holds, under any mix of gets, sets and passes (property)", () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("get" as const), key: fc.nat(9) }),
+      fc.record({ kind: fc.constant("set" as const), key: fc.nat(9), length: fc.integer({ min: 0, max: 30 }) }),
+      fc.record({ kind: fc.constant("pass" as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const cache = new TextCache(100);
+        // The model: entries least recent first, each with the pass that last used it.
+        let model: { key: string; text: string; pass: number }[] = [];
+        let pass = 0;
+        for (const o of ops) {
+          if (o.kind === "pass") {
+            cache.nextPass();
+            pass++;
+          } else if (o.kind === "get") {
+            const key = `k${o.key}`;
+            const i = model.findIndex((e) => e.key === key);
+            const hit = i >= 0 ? model.splice(i, 1)[0] : undefined;
+            if (hit) model.push({ ...hit, pass });
+            expect(cache.get(key)).toBe(hit?.text);
+          } else {
+            const key = `k${o.key}`;
+            const text = `${key}:`.padEnd(o.length, "x").slice(0, Math.max(o.length, 0));
+            cache.set(key, text);
+            if (text.length > 25) continue;
+            model = model.filter((e) => e.key !== key);
+            const held = () => model.reduce((n, e) => n + e.text.length, 0);
+            let refused = false;
+            while (held() + text.length > 100) {
+              if ((model[0] as { pass: number }).pass === pass) {
+                refused = true;
+                break;
+              }
+              model.shift();
+            }
+            if (!refused) model.push({ key, text, pass });
+          }
+          expect(cache.size).toBe(model.length);
+        }
+        for (const e of model) expect(cache.get(e.key)).toBe(e.text);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -611,4 +611,45 @@ describe("grep through the content index", () => {
       await done();
     }
   });
+
+  it("counts as a full scan does, search after search, when the texts read outweigh the text cache", async () => {
+    const { dir, cleanup: done } = await tempDir("afs-home-");
+    // ~64 KiB of cache for ~200 KiB of candidate texts: each search reads more than it may keep.
+    const small = await Afs.open({ home: dir, actor: "test", env: { ...process.env, AFS_TEXT_CACHE_MB: "0.0625" } });
+    try {
+      await small.workspaces.create("w");
+      const volume = await small.workspaces.volume("w");
+      const filler = (i: number) => `filler line ${i} with nothing to see`;
+      for (let f = 0; f < 40; f++) {
+        const eol = f % 3 === 0 ? "\r\n" : "\n";
+        // Overlapping and repeated hits on one line count once; lines without one do not count.
+        const lines = Array.from({ length: 100 }, (_, i) =>
+          (i + f) % 7 === 0 ? `aaaa common common ${i}` : (i + f) % 11 === 0 ? `commo${eol}n split` : filler(i),
+        );
+        await volume.writeFile(`/d${f % 4}/f${f}.txt`, Buffer.from(lines.join(eol) + (f % 2 ? eol : "")), {
+          op: "write",
+        });
+      }
+      // A binary file with the word is left out; a text of many blocks is counted through them all.
+      await volume.writeFile("/bin.dat", Buffer.from("common\0common\n"), { op: "write" });
+      const big = Array.from({ length: 20_000 }, (_, i) => (i % 1000 === 3 ? `x common ${i}` : filler(i)));
+      await volume.writeFile("/big.txt", Buffer.from(big.join("\n")), { op: "write" });
+      for (const a of [
+        { pattern: "common", count: true },
+        { pattern: "aa", count: true },
+        { pattern: "common", files_with_matches: true },
+        { pattern: "common" },
+      ] as GrepArgs[]) {
+        const expected = await scan(volume, a);
+        for (let round = 0; round < 3; round++) expect(await grep(volume, a, indexesOf(small))).toEqual(expected);
+      }
+      const counts = await grep(volume, { pattern: "common", count: true }, indexesOf(small));
+      expect(counts).toMatchObject({ mode: "counts" });
+      expect(counts.mode === "counts" && counts.counts.find((c) => c.path === "/big.txt")?.count).toBe(20);
+      expect(counts.mode === "counts" && counts.counts.some((c) => c.path === "/bin.dat")).toBe(false);
+    } finally {
+      await small.close();
+      await done();
+    }
+  });
 });

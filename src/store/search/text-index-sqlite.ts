@@ -280,7 +280,15 @@ export class SqliteTextIndex implements TextIndex {
 
   async recordTree(tree: Hash, files: readonly TreeFile[]): Promise<void> {
     this.checkGeneration();
-    if (this.recorded.has(`${this.generation}\u0000${tree}`)) return;
+    const key = `${this.generation}\u0000${tree}`;
+    if (this.recorded.has(key)) return;
+    const st = this.st;
+    // Recorded by an earlier process: no need to look up every content (a search whose literal the
+    // map cannot answer, matching over MAX_TREE_MATCHES rows, walks and comes here each time).
+    if (st.tree.get(tree, this.generation) !== undefined) {
+      this.recorded.add(key);
+      return;
+    }
     // Every content must be indexed (a row in text_blobs); one not yet (left to the builder) would
     // be missed by a search that trusts the map, so no map until the builder is done.
     if (this.lookup(this.unknown(files.map((f) => f.hash))).length > 0) return;
@@ -526,6 +534,10 @@ export class SqliteTextIndex implements TextIndex {
         st.trimScopes.run(MAX_SCOPES);
       })
       .immediate();
+  }
+
+  beginSearch(): void {
+    this.cache.nextPass();
   }
 
   async text(hash: Hash): Promise<string | null> {
