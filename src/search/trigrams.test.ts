@@ -152,6 +152,18 @@ describe("asciiTrigramDocument", () => {
       { numRuns: 500 },
     );
   });
+
+  it("gives the same tokens for a text of more distinct trigrams than its first scratch buffer holds", () => {
+    // ~60,000 distinct trigrams (6 bytes each) pass the 64 KiB the token buffer starts with.
+    let seed = 7;
+    const text = Array.from({ length: 120_000 }, () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return String.fromCharCode(32 + (seed % 95));
+    }).join("");
+    const doc = asciiTrigramDocument(Buffer.from(text, "latin1"));
+    expect(doc.split(" ").length).toBeGreaterThan(11_000);
+    expect(doc).toBe(trigramDocument(text));
+  });
 });
 
 describe("blockedTrigramDocument", () => {

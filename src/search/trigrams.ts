@@ -93,15 +93,27 @@ export function trigramDocument(text: string): string {
   return tokens.join(" ");
 }
 
+// One document's tokens as bytes, grown to the largest document met (6 bytes a token, at most one
+// token per input byte and 2^21 distinct: ≤ 12 MiB): a document is one string made at the end,
+// not a string per token joined, which was most of the builder's garbage.
+let documentScratch: Buffer | undefined;
+const DIGIT_BYTES = Buffer.from("0123456789abcdefghijklmnopqrstuvwxyz", "latin1");
+
 /**
  * trigramDocument for text that is all ASCII, read from its bytes (each byte one UTF-16 unit):
- * the same tokens, about twice as fast, with no decode. Same scratch table, same rules.
+ * the same tokens in the same order (asciiTrigramToken's digits), with no decode. Same scratch
+ * table, same rules.
  */
 export function asciiTrigramDocument(bytes: Uint8Array): string {
   if (bytes.length < 3) return "";
   const serial = nextSerial();
   const seenIn = seenScratch();
-  const tokens: string[] = [];
+  const need = Math.min(bytes.length - 2, 1 << 21) * 6;
+  if (documentScratch === undefined || documentScratch.length < need) {
+    documentScratch = Buffer.allocUnsafe(Math.max(need, 2 * (documentScratch?.length ?? 0), 64 * 1024));
+  }
+  const out = documentScratch;
+  let n = 0;
   let a = FOLD[bytes[0] as number] as number;
   let b = FOLD[bytes[1] as number] as number;
   for (let i = 2; i < bytes.length; i++) {
@@ -109,12 +121,20 @@ export function asciiTrigramDocument(bytes: Uint8Array): string {
     const key = (a << 14) | (b << 7) | c;
     if (seenIn[key] !== serial) {
       seenIn[key] = serial;
-      tokens.push(asciiToken(key));
+      // asciiTrigramToken written out: five base-36 digits, least significant first.
+      let k = key;
+      for (let d = 0; d < 5; d++) {
+        const q = (k / 36) | 0;
+        out[n + d] = DIGIT_BYTES[k - q * 36] as number;
+        k = q;
+      }
+      out[n + 5] = 0x20;
+      n += 6;
     }
     a = b;
     b = c;
   }
-  return tokens.join(" ");
+  return out.toString("latin1", 0, n - 1);
 }
 
 /**

@@ -20,6 +20,14 @@ const spans = [
 const expected = spans.map((s) => text.subarray(s.from, s.to));
 
 describe("blob codec", () => {
+  it("inflates a small value into a buffer of about its size, not zlib's 16 KiB chunk", () => {
+    // An indexing batch holds thousands of these: each kept a 16 KiB chunk alive for 2 KiB of text.
+    const small = Buffer.from("a line of text that compresses\n".repeat(64));
+    const got = decode(encode(small), small.byteLength, "test");
+    expect(got.equals(small)).toBe(true);
+    expect(got.buffer.byteLength).toBeLessThan(16 * 1024);
+  });
+
   it("stores a large value seekable: whole and span reads give back the same bytes", () => {
     const stored = encode(text);
     expect(stored[0]).toBe(0xfe);

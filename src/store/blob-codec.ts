@@ -160,10 +160,21 @@ function decodePrefix(stored: Buffer, size: number, need: number, what: string):
   return decode(stored, size, what);
 }
 
+/** The largest output chunk inflate asks for: a chunk's worth (4 MiB); a value beyond it is concatenated. */
+const MAX_CHUNK = 4 * 1024 * 1024;
+
 function inflate(input: Buffer, expect: number, max: number, what: string, finishFlush: number): Buffer {
   let raw: Buffer;
   try {
-    raw = inflateRawSync(input, { maxOutputLength: Math.max(max, 1), finishFlush });
+    // Output chunks of the expected size: zlib's default (16 KiB) made a small blob a view of a
+    // 16 KiB buffer it kept alive (8x the memory of an indexing batch of 2 KiB files), and a large
+    // one a list of 16 KiB chunks concatenated at the end. One byte more than expected: a chunk
+    // filled exactly makes zlib allocate another to look for more output.
+    raw = inflateRawSync(input, {
+      maxOutputLength: Math.max(max, 1),
+      finishFlush,
+      chunkSize: Math.max(constants.Z_MIN_CHUNK, Math.min(expect + 1, MAX_CHUNK)),
+    });
   } catch (e) {
     throw corrupt(what, (e as Error).message);
   }

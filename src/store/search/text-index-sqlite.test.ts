@@ -15,6 +15,22 @@ beforeEach(async () => {
 afterEach(() => t.cleanup());
 
 describe("SqliteTextIndex", () => {
+  it("writes one FTS5 segment per indexing transaction, not one per MB of postings", async () => {
+    // ~2,000 texts of distinct trigrams: ~1.5 MB of pending postings, past FTS5's default 1 MB flush.
+    const texts = Array.from({ length: 2000 }, (_, i) =>
+      Buffer.from(Array.from({ length: 400 }, (_, j) => ((i * 7919 + j * 104729) % 1e9).toString(36)).join(" ")),
+    );
+    await internalsOf(t.afs).store.putBlobs(texts.map((data) => ({ hash: sha256(data), data })));
+    const index = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, internalsOf(t.afs).store);
+    const built = await index.build(texts.map((d) => sha256(d)));
+    expect(built.indexed).toBe(texts.length);
+    const db = internalsOf(t.afs).searchDb.db;
+    expect(db.prepare("SELECT v FROM text_trigrams_config WHERE k = 'hashsize'").pluck().get()).toBe(33554432);
+    // FTS5's %_idx table holds a row per leaf page of each segment, by segment id.
+    const segments = db.prepare("SELECT count(DISTINCT segid) FROM text_trigrams_idx").pluck().get() as number;
+    expect(segments).toBe(1);
+  });
+
   it("classifies a blob too large to index by its first bytes, never reading it whole", async () => {
     const text = Buffer.from("line of text\n".repeat(200_000)); // 2.6 MB
     const binary = Buffer.concat([Buffer.from([0, 1, 2]), Buffer.alloc(3_000_000, 7)]);
