@@ -25,7 +25,7 @@ describe("SqliteTextIndex", () => {
     const built = await index.build(texts.map((d) => sha256(d)));
     expect(built.indexed).toBe(texts.length);
     const db = internalsOf(t.afs).searchDb.db;
-    expect(db.prepare("SELECT v FROM text_trigrams_config WHERE k = 'hashsize'").pluck().get()).toBe(33554432);
+    expect(db.prepare("SELECT v FROM text_trigrams_config WHERE k = 'hashsize'").pluck().get()).toBe(8388608);
     // FTS5's %_idx table holds a row per leaf page of each segment, by segment id.
     const segments = db.prepare("SELECT count(DISTINCT segid) FROM text_trigrams_idx").pluck().get() as number;
     expect(segments).toBe(1);

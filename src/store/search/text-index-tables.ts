@@ -91,9 +91,10 @@ export const TEXT_INDEX_SCHEMA = [
    ) WITHOUT ROWID;`,
   // Version 10: FTS5 writes its pending postings out as a segment each time they pass hashsize (1 MB
   // by default): an indexing transaction of 16 MiB of text left ~7 segments, which crisismerge then
-  // rewrote level by level. At 32 MiB one transaction leaves one segment (the postings it holds in
-  // memory are bounded by the transaction, ~6 MB a batch). Nothing indexed changes.
-  `INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('hashsize', 33554432);`,
+  // rewrote level by level. At 8 MiB one transaction of source text leaves one segment (its postings
+  // came to ~6 MB in memory), and the memory FTS5 may hold stays small beside the batch's 16 MiB.
+  // Nothing indexed changes.
+  `INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('hashsize', 8388608);`,
 ];
 
 /** @internal better-sqlite3's statement types cannot be named in a .d.ts; the store is not public. */
