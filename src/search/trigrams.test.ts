@@ -194,4 +194,26 @@ describe("blockedTrigramDocument", () => {
       { numRuns: 300 },
     );
   });
+
+  it("holds exactly the tokens of its blocks' texts, none across a cut (property)", () => {
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 5 }), (t, cuts) => {
+        const data = Buffer.from(t, "utf8");
+        const bounds = [0];
+        for (let at = data.indexOf(10); at !== -1 && bounds.length <= cuts; at = data.indexOf(10, at + 1)) {
+          if (at + 1 < data.length) bounds.push(at + 1);
+        }
+        bounds.push(data.length);
+        const expected = new Set<string>();
+        for (let b = 0; b + 1 < bounds.length; b++) {
+          const block = data.toString("utf8", bounds[b], bounds[b + 1]);
+          for (const token of trigramDocument(block).split(" ").filter(Boolean)) expected.add(token);
+        }
+        const tokens = blockedTrigramDocument(data, bounds).doc.split(" ").filter(Boolean);
+        expect(tokens.length).toBe(new Set(tokens).size);
+        expect(new Set(tokens)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

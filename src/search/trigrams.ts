@@ -99,20 +99,36 @@ export function trigramDocument(text: string): string {
 let documentScratch: Buffer | undefined;
 const DIGIT_BYTES = Buffer.from("0123456789abcdefghijklmnopqrstuvwxyz", "latin1");
 
+/** The scratch buffer with room for the tokens of a text of `length` units. */
+function documentBuffer(length: number): Buffer {
+  const need = Math.min(Math.max(length - 2, 0), 1 << 21) * 6;
+  if (documentScratch === undefined || documentScratch.length < need) {
+    documentScratch = Buffer.allocUnsafe(Math.max(need, 2 * (documentScratch?.length ?? 0), 64 * 1024));
+  }
+  return documentScratch;
+}
+
+/** Writes an ASCII trigram's token (asciiTrigramToken's five digits) and a space at `n`; returns the next offset. */
+function putAsciiToken(out: Buffer, n: number, key: number): number {
+  let k = key;
+  for (let d = 0; d < 5; d++) {
+    const q = (k / 36) | 0;
+    out[n + d] = DIGIT_BYTES[k - q * 36] as number;
+    k = q;
+  }
+  out[n + 5] = 0x20;
+  return n + 6;
+}
+
 /**
  * trigramDocument for text that is all ASCII, read from its bytes (each byte one UTF-16 unit):
- * the same tokens in the same order (asciiTrigramToken's digits), with no decode. Same scratch
- * table, same rules.
+ * the same tokens in the same order, with no decode. Same scratch table, same rules.
  */
 export function asciiTrigramDocument(bytes: Uint8Array): string {
   if (bytes.length < 3) return "";
   const serial = nextSerial();
   const seenIn = seenScratch();
-  const need = Math.min(bytes.length - 2, 1 << 21) * 6;
-  if (documentScratch === undefined || documentScratch.length < need) {
-    documentScratch = Buffer.allocUnsafe(Math.max(need, 2 * (documentScratch?.length ?? 0), 64 * 1024));
-  }
-  const out = documentScratch;
+  const out = documentBuffer(bytes.length);
   let n = 0;
   let a = FOLD[bytes[0] as number] as number;
   let b = FOLD[bytes[1] as number] as number;
@@ -121,15 +137,7 @@ export function asciiTrigramDocument(bytes: Uint8Array): string {
     const key = (a << 14) | (b << 7) | c;
     if (seenIn[key] !== serial) {
       seenIn[key] = serial;
-      // asciiTrigramToken written out: five base-36 digits, least significant first.
-      let k = key;
-      for (let d = 0; d < 5; d++) {
-        const q = (k / 36) | 0;
-        out[n + d] = DIGIT_BYTES[k - q * 36] as number;
-        k = q;
-      }
-      out[n + 5] = 0x20;
-      n += 6;
+      n = putAsciiToken(out, n, key);
     }
     a = b;
     b = c;
@@ -197,7 +205,10 @@ export function blockedTrigramDocument(
   const seenIn = seenScratch();
   inBlockTable ??= new Int32Array(1 << 21);
   const inBlock = inBlockTable;
-  const tokens: string[] = [];
+  // ASCII tokens as bytes in the scratch buffer (UTF-8 input: at most one trigram per byte), the
+  // few others after them.
+  const out = documentBuffer(data.length);
+  let n = 0;
   const wide = new Set<number>();
   const blooms = new Uint8Array((bounds.length - 1) * BLOOM_BYTES);
   const decoder = new TextDecoder();
@@ -208,7 +219,7 @@ export function blockedTrigramDocument(
     bloomAdd(blooms, base, key);
     if (seenIn[key] !== serial) {
       seenIn[key] = serial;
-      tokens.push(asciiToken(key));
+      n = putAsciiToken(out, n, key);
     }
   };
   for (let k = 0; k + 1 < bounds.length; k++) {
@@ -234,7 +245,7 @@ export function blockedTrigramDocument(
         bloomAdd(blooms, base, key);
         if (seenIn[key] !== serial) {
           seenIn[key] = serial;
-          tokens.push(asciiToken(key));
+          n = putAsciiToken(out, n, key);
         }
       }
       continue;
@@ -254,6 +265,7 @@ export function blockedTrigramDocument(
       b = c;
     }
   }
+  const tokens = n > 0 ? [out.toString("latin1", 0, n - 1)] : [];
   for (const key of wide) tokens.push(wideToken(key));
   return { doc: tokens.join(" "), blooms };
 }
