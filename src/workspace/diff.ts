@@ -46,10 +46,13 @@ export async function listChanges(trees: TreeReader, a: Hash | null, b: Hash | n
   return changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
-/** Adds hunks to the modified text files among `changes` (a page of them, when paging). */
+/**
+ * Adds hunks to the text files among `changes` (a page of them, when paging): modified, and added or
+ * deleted (against an empty side, as git shows them). A rename pairs identical contents: no hunks.
+ */
 export async function addPatches(store: Store, changes: readonly Change[]): Promise<void> {
   for (const c of changes) {
-    if (c.status === "modified" && c.kind === "file") await addPatch(store, c);
+    if (c.kind === "file" && c.status !== "renamed") await addPatch(store, c);
   }
 }
 
@@ -110,14 +113,17 @@ function pairRenames(changes: Change[]): void {
 }
 
 async function addPatch(store: Store, c: Change): Promise<void> {
+  // The side a change lacks (added: before; deleted: after) is shown as /dev/null, as git does.
+  const sides = [c.old_sha256, c.new_sha256];
   // Sizes first: a large content is never read whole just to find it is too big to patch.
-  const sizes = await Promise.all([store.blobSize(c.old_sha256 as Hash), store.blobSize(c.new_sha256 as Hash)]);
+  const sizes = await Promise.all(sides.map((h) => (h ? store.blobSize(h) : 0)));
   if (sizes.some((n) => n === null || n > MAX_PATCH_BYTES)) return;
-  const [a, b] = await Promise.all([store.getBlob(c.old_sha256 as Hash), store.getBlob(c.new_sha256 as Hash)]);
-  if (!a || !b || a.length > MAX_PATCH_BYTES || b.length > MAX_PATCH_BYTES) return;
-  const ta = decodeText(a);
-  const tb = decodeText(b);
-  if (ta === null || tb === null) {
+  const [a, b] = await Promise.all(sides.map((h) => (h ? store.getBlob(h) : null)));
+  if ((c.old_sha256 && !a) || (c.new_sha256 && !b)) return;
+  if ([a, b].some((x) => x && x.length > MAX_PATCH_BYTES)) return;
+  const ta = a ? decodeText(a) : null;
+  const tb = b ? decodeText(b) : null;
+  if ((a && ta === null) || (b && tb === null)) {
     c.binary = true;
     return;
   }

@@ -101,7 +101,10 @@ describe("console checkpoints, diff and history", () => {
     const hostile = page.getByRole("region", { name: HOSTILE_NAME });
     expect(await hostile.locator("h3").textContent()).toContain(HOSTILE_NAME);
     expect(await hostile.locator("tr.add td.code").allTextContents()).toEqual([`+${HOSTILE}`]);
-    expect(await page.getByRole("region", { name: "/b.txt" }).textContent()).toContain("New file.");
+    // An added file's lines, as git shows them.
+    expect(await page.getByRole("region", { name: "/b.txt" }).locator("tr.add td.code").allTextContents()).toEqual([
+      "+new file",
+    ]);
     await executedNothing(page);
 
     await page.getByLabel("Side by side").check();

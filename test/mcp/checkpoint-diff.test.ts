@@ -66,6 +66,14 @@ describe("checkpoint_diff pages and checkpoint_list counts", () => {
     expect(preview.summary).toEqual({ added: 0, modified: 25, deleted: 2, renamed: 0 });
     expect(preview.changes.find((c) => c.path === "/f00.txt")?.patch).toContain("-two 0\n+one 0");
     expect(preview.changes.filter((c) => c.status === "deleted").map((c) => c.path)).toEqual(["/live.txt", "/new.txt"]);
+    // Added and deleted text files carry their lines against an empty side, as git shows them.
+    expect(preview.changes.find((c) => c.path === "/live.txt")?.patch).toBe(
+      "--- a/live.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-live only\n",
+    );
+    const forward = await s.ok<Diff>("checkpoint_diff", { base: "v1" });
+    expect(forward.changes.find((c) => c.path === "/live.txt")?.patch).toBe(
+      "--- /dev/null\n+++ b/live.txt\n@@ -0,0 +1,1 @@\n+live only\n",
+    );
     const both = await s.fail("checkpoint_diff", {});
     expect(both.code).toBe("INVALID_ARGUMENT");
   });
