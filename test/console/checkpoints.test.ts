@@ -102,9 +102,9 @@ describe("console checkpoints, diff and history", () => {
     expect(await hostile.locator("h3").textContent()).toContain(HOSTILE_NAME);
     expect(await hostile.locator("tr.add td.code").allTextContents()).toEqual([`+${HOSTILE}`]);
     // An added file's lines, as git shows them.
-    expect(await page.getByRole("region", { name: "/b.txt" }).locator("tr.add td.code").allTextContents()).toEqual([
-      "+new file",
-    ]);
+    const added = page.getByRole("region", { name: "/b.txt" });
+    expect(await added.locator("tr.add td.code").allTextContents()).toEqual(["+new file"]);
+    expect(await added.locator("tr.hunk").textContent()).toBe("@@ -0,0 +1,1 @@");
     await executedNothing(page);
 
     await page.getByLabel("Side by side").check();

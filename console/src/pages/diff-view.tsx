@@ -110,6 +110,9 @@ function SplitRows(props: { rows: Row[] }) {
   );
 }
 
+/** A hunk side's start as the patch says it: jsdiff's parser moves an empty side's 0 to 1 (git shows -0,0). */
+const startOf = (start: number, lines: number): number => (lines === 0 ? start - 1 : start);
+
 /** A patch's hunks as a table; `label` names the file for screen readers. */
 export function PatchView(props: { patch: string; mode: DiffMode; label: string }) {
   const [all, setAll] = useState(false);
@@ -150,7 +153,7 @@ export function PatchView(props: { patch: string; mode: DiffMode; label: string 
             <tbody key={i}>
               <tr class="hunk">
                 <td colSpan={cols}>
-                  @@ -{h.oldStart},{h.oldLines} +{h.newStart},{h.newLines} @@
+                  @@ -{startOf(h.oldStart, h.oldLines)},{h.oldLines} +{startOf(h.newStart, h.newLines)},{h.newLines} @@
                 </td>
               </tr>
               {props.mode === "split" ? <SplitRows rows={rows} /> : <UnifiedRows rows={rows} />}
