@@ -158,12 +158,16 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
   // candidates' paths come from the index, and the tree is not listed (a new process listing a 1M-file
   // tree took seconds to find a handful of files).
   const base = index && !invert ? await storedBase(volume, path) : null;
-  const mapped = base && index?.treeCandidates ? await index.treeCandidates(base.tree, plan.query) : null;
+  let mapped = base && index?.treeCandidates ? await index.treeCandidates(base.tree, plan.query) : null;
+  // No map of the tree (a checkpoint moved the head since one was written): an earlier checkpoint's
+  // map serves, with what changed since then read live.
+  const prior = base && !mapped && index ? await priorBase(volume, path, index) : null;
+  if (prior && index?.treeCandidates) mapped = await index.treeCandidates(prior.tree, plan.query);
   const scope = mapped ? null : await searchScope(volume, path, args.include, args.exclude);
   if (index && base && mapped) {
     const filter = pathFilter(asList(args.include), asList(args.exclude));
     const prefix = path === "/" ? "/" : `${path}/`;
-    const changed = topmost(base.changed.map((c) => c.slice(prefix.length)));
+    const changed = topmost((prior ?? base).changed.map((c) => c.slice(prefix.length)));
     candidates = mapped.candidates;
     targets = [];
     for (const f of mapped.files) {
@@ -341,6 +345,22 @@ async function storedBase(volume: Volume, path: string): Promise<{ tree: Hash; c
     return await volume.storedBase(path);
   } catch (e) {
     // Gone or not a directory: the walk below says so as it always did.
+    if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return null;
+    throw e;
+  }
+}
+
+/** An earlier checkpoint's tree at `path` that the index has a map of, with what changed since (Volume.priorBase). */
+async function priorBase(
+  volume: Volume,
+  path: string,
+  index: TextIndex,
+): Promise<{ tree: Hash; changed: readonly string[] } | null> {
+  const has = index.hasTreeMap?.bind(index);
+  if (!volume.priorBase || !has) return null;
+  try {
+    return await volume.priorBase(path, has);
+  } catch (e) {
     if (isAfsError(e) && (e.code === "NOT_FOUND" || e.code === "INVALID_ARGUMENT")) return null;
     throw e;
   }

@@ -97,6 +97,8 @@ export interface TextIndex {
    * recorded, does nothing.
    */
   recordTree?(tree: Hash, files: readonly { path: string; hash: Hash }[]): Promise<void>;
+  /** Whether treeCandidates has a map of `tree` now. */
+  hasTreeMap?(tree: Hash): boolean;
   /**
    * A search begins: the texts it reads are kept over those of earlier searches, but a search whose
    * texts outweigh the cache does not evict its own (see TextCache.nextPass).

@@ -102,6 +102,13 @@ export interface Volume {
    * other path below `path`. Null for anything but a directory.
    */
   storedBase?(path: string): Promise<{ tree: Hash; changed: readonly string[] } | null>;
+  /**
+   * Optional: as storedBase, but the tree `path` had at an earlier checkpoint for which `mapped` is
+   * true, with `changed` naming also what changed since then. Lets grep answer from an earlier map
+   * after a checkpoint moved the head, in O(changes) instead of listing the tree. Null when none of
+   * the few checkpoints before the head qualifies, or too much changed since.
+   */
+  priorBase?(path: string, mapped: (tree: Hash) => boolean): Promise<{ tree: Hash; changed: readonly string[] } | null>;
 
   /** Writes a file, creating missing parent directories. Refuses to write over a directory. */
   writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult>;

@@ -5,7 +5,17 @@ import { DIR_MODE, type Entry, FILE_MODE } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { KeyedLock } from "../core/keyed-lock.js";
-import { ancestors, baseName, isWithin, joinPath, normalizePath, parentOf, ROOT, rebase } from "../core/paths.js";
+import {
+  ancestors,
+  baseName,
+  isWithin,
+  joinPath,
+  normalizePath,
+  parentOf,
+  ROOT,
+  rebase,
+  segments,
+} from "../core/paths.js";
 import { RETRY, retryIfConflict, retryOnConflict, tooBusy } from "../core/retry.js";
 import type { EventInput, OverlayRow, Store } from "../store/store.js";
 import {
@@ -30,6 +40,10 @@ import { filesOf, liveFilesUnder } from "./subtree-files.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
 const MAX_SYMLINK_HOPS = 16;
+/** How many checkpoints before the head priorBase looks at: the index keeps the maps of four trees. */
+const PRIOR_CHECKPOINTS = 8;
+/** Past this many changes since an earlier checkpoint, its map saves little over listing the tree. */
+const PRIOR_MAX_CHANGES = 5_000;
 
 interface Planned {
   set: OverlayRow[];
@@ -133,6 +147,40 @@ export class WorkspaceVolume implements Volume {
       // As listBelow merges them: the live rows below `path` over the tree of its entry.
       const rows = await this.store.overlayUnder(this.workspace, path);
       return { tree: top.hash, changed: rows.map((r) => r.path).filter((p) => p !== path) };
+    });
+  }
+
+  async priorBase(path: string, mapped: (tree: Hash) => boolean): Promise<{ tree: Hash; changed: string[] } | null> {
+    return this.read(async (snap) => {
+      const top = await snap.resolve(path);
+      if (top?.kind !== "dir") return null;
+      let id: string | null = snap.workspace.head;
+      for (let i = 0; i < PRIOR_CHECKPOINTS && id !== null; i++) {
+        const cp = await this.store.getCheckpointById(id);
+        const prior = cp?.parent ? await this.store.getCheckpointById(cp.parent) : null;
+        if (!prior) return null;
+        const entry =
+          path === ROOT ? { kind: "dir", hash: prior.root } : await this.trees.lookup(prior.root, segments(path));
+        if (entry?.kind === "dir" && mapped(entry.hash)) {
+          // Loaded here: the diff module brings the diff library, which most commands never need.
+          const { listChanges } = await import("./diff.js");
+          const changes = await listChanges(this.trees, entry.hash, top.hash);
+          if (changes.length > PRIOR_MAX_CHANGES) return null;
+          const under = (p: string): string => (path === ROOT ? p : `${path}${p}`);
+          const rows = await this.store.overlayUnder(this.workspace, path);
+          return {
+            tree: entry.hash,
+            changed: [
+              ...rows.map((r) => r.path).filter((p) => p !== path),
+              ...changes.flatMap((c) =>
+                c.old_path === undefined ? [under(c.path)] : [under(c.path), under(c.old_path)],
+              ),
+            ],
+          };
+        }
+        id = prior.id;
+      }
+      return null;
     });
   }
 

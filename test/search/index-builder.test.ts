@@ -102,6 +102,40 @@ for (const storeName of STORE_NAMES) {
       expect((await afs.indexes.build([])).text.mapped).toBe(1);
     });
 
+    it("after checkpoints move the head, answers from an earlier head's map and what changed since, listing nothing", async () => {
+      const { afs, reopen } = await openHome();
+      await plantTree(afs);
+      expect(await afs.indexes.buildInBackground(process.pid)).toMatchObject({ mapped: 1 });
+      // Two checkpoints later, with a rename, a delete, a new file and a live edit: no map of the
+      // head's tree, and none is written (no search lists it).
+      await afs.checkpoints.create("a", { name: "two" });
+      const volume = await afs.workspaces.volume("a");
+      await volume.rename("/d1/e0/f9.txt", "/moved/f9.txt", {});
+      await volume.remove("/d3/e2/f23.txt", {});
+      await write(afs, "a", "/d0/new.txt", "new zzq_rare\n");
+      await afs.checkpoints.create("a", { name: "three" });
+      await write(afs, "a", "/d0/e1/f16.txt", "edited live\n");
+      const head = (await volume.storedBase?.("/"))?.tree as Hash;
+      expect(afs.indexes.text.hasTreeMap(head)).toBe(false);
+
+      const later = await reopen();
+      const whole = await search(later);
+      expect(whole.found).toEqual(whole.scanned);
+      expect(whole.found).toMatchObject({ files: ["/d0/new.txt", "/live.txt", "/moved/f9.txt"] });
+      expect(whole.listings).toBe(0);
+      const below = await search(later, { path: "/d0" });
+      expect(below.found).toEqual(below.scanned);
+      expect(below.found).toMatchObject({ files: ["/d0/new.txt"] });
+      // Counting and matching lines agree with a scan too.
+      for (const more of [
+        { files_with_matches: false, count: true },
+        { files_with_matches: false },
+      ] as Partial<GrepArgs>[]) {
+        const r = await search(later, more);
+        expect(r.found).toEqual(r.scanned);
+      }
+    });
+
     it("leaves no map used when its writer is killed midway; the next builder writes it", async () => {
       const { afs, reopen, home, store } = await openHome();
       await plantTree(afs, false);
