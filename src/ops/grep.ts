@@ -159,8 +159,9 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
   // tree took seconds to find a handful of files).
   const base = index && !invert ? await storedBase(volume, path) : null;
   let mapped = base && index?.treeCandidates ? await index.treeCandidates(base.tree, plan.query) : null;
-  // No map of the tree (a checkpoint moved the head since one was written): an earlier checkpoint's
-  // map serves, with what changed since then read live.
+  // No map of the tree (a checkpoint moved the head since one was written, or a subdirectory is
+  // searched): a map of an earlier checkpoint's tree, or of a tree above `path`, serves, with what
+  // changed since then read live.
   const prior = base && !mapped && index ? await priorBase(volume, path, index) : null;
   if (prior && index?.treeCandidates) mapped = await index.treeCandidates(prior.tree, plan.query);
   const scope = mapped ? null : await searchScope(volume, path, args.include, args.exclude);
@@ -170,9 +171,12 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
     const changed = topmost((prior ?? base).changed.map((c) => c.slice(prefix.length)));
     candidates = mapped.candidates;
     targets = [];
+    // The map may be of a tree above `path` (prior.under: where `path` is in it): only its files below count.
+    const under = prior?.under ? `${prior.under}/` : "";
     for (const f of mapped.files) {
-      if ((!filter || filter(f.path)) && !within(f.path, changed))
-        targets.push({ path: prefix + f.path, sha256: f.hash });
+      if (!f.path.startsWith(under)) continue;
+      const rel = f.path.slice(under.length);
+      if ((!filter || filter(rel)) && !within(rel, changed)) targets.push({ path: prefix + rel, sha256: f.hash });
     }
     // What changed since the tree was stored is read live: few files, looked up in the index.
     const live = scopeOf(
@@ -350,12 +354,12 @@ async function storedBase(volume: Volume, path: string): Promise<{ tree: Hash; c
   }
 }
 
-/** An earlier checkpoint's tree at `path` that the index has a map of, with what changed since (Volume.priorBase). */
+/** A tree holding `path`'s files that the index has a map of, with what changed since (Volume.priorBase). */
 async function priorBase(
   volume: Volume,
   path: string,
   index: TextIndex,
-): Promise<{ tree: Hash; changed: readonly string[] } | null> {
+): Promise<{ tree: Hash; under: string; changed: readonly string[] } | null> {
   const has = index.hasTreeMap?.bind(index);
   if (!volume.priorBase || !has) return null;
   try {

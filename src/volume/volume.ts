@@ -103,12 +103,16 @@ export interface Volume {
    */
   storedBase?(path: string): Promise<{ tree: Hash; changed: readonly string[] } | null>;
   /**
-   * Optional: as storedBase, but the tree `path` had at an earlier checkpoint for which `mapped` is
-   * true, with `changed` naming also what changed since then. Lets grep answer from an earlier map
-   * after a checkpoint moved the head, in O(changes) instead of listing the tree. Null when none of
-   * the few checkpoints before the head qualifies, or too much changed since.
+   * Optional: for grep, when the index has no map of storedBase's tree: a tree it has one of (`mapped`)
+   * that holds `path`'s files, now or at one of the few checkpoints before the head: `path` itself or
+   * a directory above it (`under`: where `path` is inside that tree, "" for the tree itself), with
+   * `changed` naming what differs below `path` since then (read live). Lets grep answer from an earlier
+   * or enclosing map in O(changes) instead of listing. Null when none qualifies, or too much changed.
    */
-  priorBase?(path: string, mapped: (tree: Hash) => boolean): Promise<{ tree: Hash; changed: readonly string[] } | null>;
+  priorBase?(
+    path: string,
+    mapped: (tree: Hash) => boolean,
+  ): Promise<{ tree: Hash; under: string; changed: readonly string[] } | null>;
 
   /** Writes a file, creating missing parent directories. Refuses to write over a directory. */
   writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult>;

@@ -17,7 +17,7 @@ import {
   segments,
 } from "../core/paths.js";
 import { RETRY, retryIfConflict, retryOnConflict, tooBusy } from "../core/retry.js";
-import type { EventInput, OverlayRow, Store } from "../store/store.js";
+import type { CheckpointRecord, EventInput, OverlayRow, Store } from "../store/store.js";
 import {
   alreadyExists,
   changed,
@@ -40,7 +40,7 @@ import { filesOf, liveFilesUnder } from "./subtree-files.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
 
 const MAX_SYMLINK_HOPS = 16;
-/** How many checkpoints before the head priorBase looks at: the index keeps the maps of four trees. */
+/** How many checkpoints before the head priorBase looks at (the index keeps the maps of four trees). */
 const PRIOR_CHECKPOINTS = 8;
 /** Past this many changes since an earlier checkpoint, its map saves little over listing the tree. */
 const PRIOR_MAX_CHANGES = 5_000;
@@ -150,38 +150,49 @@ export class WorkspaceVolume implements Volume {
     });
   }
 
-  async priorBase(path: string, mapped: (tree: Hash) => boolean): Promise<{ tree: Hash; changed: string[] } | null> {
+  async priorBase(
+    path: string,
+    mapped: (tree: Hash) => boolean,
+  ): Promise<{ tree: Hash; under: string; changed: string[] } | null> {
     return this.read(async (snap) => {
       const top = await snap.resolve(path);
       if (top?.kind !== "dir") return null;
-      let id: string | null = snap.workspace.head;
-      for (let i = 0; i < PRIOR_CHECKPOINTS && id !== null; i++) {
-        const cp = await this.store.getCheckpointById(id);
-        const prior = cp?.parent ? await this.store.getCheckpointById(cp.parent) : null;
-        if (!prior) return null;
-        const entry =
-          path === ROOT ? { kind: "dir", hash: prior.root } : await this.trees.lookup(prior.root, segments(path));
-        if (entry?.kind === "dir" && mapped(entry.hash)) {
-          // Loaded here: the diff module brings the diff library, which most commands never need.
-          const { listChanges } = await import("./diff.js");
-          const changes = await listChanges(this.trees, entry.hash, top.hash);
-          if (changes.length > PRIOR_MAX_CHANGES) return null;
-          const under = (p: string): string => (path === ROOT ? p : `${path}${p}`);
-          const rows = await this.store.overlayUnder(this.workspace, path);
-          return {
-            tree: entry.hash,
-            changed: [
-              ...rows.map((r) => r.path).filter((p) => p !== path),
-              ...changes.flatMap((c) =>
-                c.old_path === undefined ? [under(c.path)] : [under(c.path), under(c.old_path)],
-              ),
-            ],
-          };
+      // `path` itself first, then the directories above it: a map of an enclosing tree (the
+      // builder maps roots) holds the files below `path` too.
+      const enclosing = [path, ...ancestors(path).reverse()];
+      let cp: CheckpointRecord | null = await this.store.getCheckpointById(snap.workspace.head);
+      for (let i = 0; i <= PRIOR_CHECKPOINTS && cp; i++) {
+        for (const dir of enclosing) {
+          const entry = dir === ROOT ? { kind: "dir", hash: cp.root } : await this.trees.lookup(cp.root, segments(dir));
+          if (entry?.kind !== "dir" || !mapped(entry.hash)) continue;
+          const changed = await this.changedSince(cp, path, top.hash);
+          if (changed === null) return null;
+          return { tree: entry.hash, under: dir === ROOT ? path.slice(1) : path.slice(dir.length + 1), changed };
         }
-        id = prior.id;
+        cp = cp.parent ? await this.store.getCheckpointById(cp.parent) : null;
       }
       return null;
     });
+  }
+
+  /**
+   * What is different below `path` between checkpoint `cp` and the live state (whose stored tree
+   * there is `tree`): the live rows, and what changed between the trees (a Merkle diff, O(changes)).
+   * Null past PRIOR_MAX_CHANGES.
+   */
+  private async changedSince(cp: CheckpointRecord, path: string, tree: Hash): Promise<string[] | null> {
+    const rows = (await this.store.overlayUnder(this.workspace, path)).map((r) => r.path).filter((p) => p !== path);
+    const then = path === ROOT ? cp.root : ((await this.trees.lookup(cp.root, segments(path)))?.hash ?? null);
+    if (then === tree) return rows;
+    // Loaded here: the diff module brings the diff library, which most commands never need.
+    const { listChanges } = await import("./diff.js");
+    const changes = await listChanges(this.trees, then, tree);
+    if (changes.length > PRIOR_MAX_CHANGES) return null;
+    const under = (p: string): string => (path === ROOT ? p : `${path}${p}`);
+    return [
+      ...rows,
+      ...changes.flatMap((c) => (c.old_path === undefined ? [c.path] : [c.path, c.old_path])).map(under),
+    ];
   }
 
   private listBelow(path: string, maxDepth: number): Promise<readonly Stat[]> {

@@ -98,6 +98,14 @@ for (const storeName of STORE_NAMES) {
       expect(first.found).toMatchObject({ files: ["/d0/e1/f16.txt", "/d1/e0/f9.txt", "/d3/e2/f23.txt", "/live.txt"] });
       // Candidates' paths came from the map: the tree was not listed.
       expect(first.listings).toBe(0);
+      // A subdirectory's search takes its files from the root's map too; a live edit below it is read live.
+      const below = await search(await reopen(), { path: "/d2" });
+      expect(below.found).toEqual(below.scanned);
+      expect(below.found).toMatchObject({ files: [] });
+      expect(below.listings).toBe(0);
+      const sub = await search(await reopen(), { path: "/d1/e0" });
+      expect(sub.found).toMatchObject({ files: ["/d1/e0/f9.txt"] });
+      expect(sub.listings).toBe(0);
       // The foreground build maps heads too (here: already mapped, found so).
       expect((await afs.indexes.build([])).text.mapped).toBe(1);
     });
@@ -126,6 +134,8 @@ for (const storeName of STORE_NAMES) {
       const below = await search(later, { path: "/d0" });
       expect(below.found).toEqual(below.scanned);
       expect(below.found).toMatchObject({ files: ["/d0/new.txt"] });
+      // A subdirectory by the map of the tree above it.
+      expect(below.listings).toBe(0);
       // Counting and matching lines agree with a scan too.
       for (const more of [
         { files_with_matches: false, count: true },
