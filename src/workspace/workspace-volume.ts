@@ -145,8 +145,7 @@ export class WorkspaceVolume implements Volume {
       const top = await snap.resolve(path);
       if (top?.kind !== "dir") return null;
       // As listBelow merges them: the live rows below `path` over the tree of its entry.
-      const rows = await this.store.overlayUnder(this.workspace, path);
-      return { tree: top.hash, changed: rows.map((r) => r.path).filter((p) => p !== path) };
+      return { tree: top.hash, changed: await this.liveBelow(path) };
     });
   }
 
@@ -175,14 +174,21 @@ export class WorkspaceVolume implements Volume {
     });
   }
 
+  /** The paths of the live rows below `path`. */
+  private async liveBelow(path: string): Promise<string[]> {
+    return (await this.store.overlayUnder(this.workspace, path)).map((r) => r.path).filter((p) => p !== path);
+  }
+
   /**
    * What is different below `path` between checkpoint `cp` and the live state (whose stored tree
    * there is `tree`): the live rows, and what changed between the trees (a Merkle diff, O(changes)).
    * Null past PRIOR_MAX_CHANGES.
    */
   private async changedSince(cp: CheckpointRecord, path: string, tree: Hash): Promise<string[] | null> {
-    const rows = (await this.store.overlayUnder(this.workspace, path)).map((r) => r.path).filter((p) => p !== path);
-    const then = path === ROOT ? cp.root : ((await this.trees.lookup(cp.root, segments(path)))?.hash ?? null);
+    const rows = await this.liveBelow(path);
+    // What `path` was then: a tree, or nothing (missing, or a file or symlink then: all below it is new).
+    const was = path === ROOT ? null : await this.trees.lookup(cp.root, segments(path));
+    const then = path === ROOT ? cp.root : was?.kind === "dir" ? was.hash : null;
     if (then === tree) return rows;
     // Loaded here: the diff module brings the diff library, which most commands never need.
     const { listChanges } = await import("./diff.js");

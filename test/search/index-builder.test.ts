@@ -136,6 +136,13 @@ for (const storeName of STORE_NAMES) {
       expect(below.found).toMatchObject({ files: ["/d0/new.txt"] });
       // A subdirectory by the map of the tree above it.
       expect(below.listings).toBe(0);
+      // A directory that was a file when the map was written: all of it is new, read live.
+      await (await later.workspaces.volume("a")).remove("/bin.dat", {});
+      await write(later, "a", "/bin.dat/inside.txt", "zzq_rare inside\n");
+      await later.checkpoints.create("a", { name: "four" });
+      const replaced = await search(later, { path: "/bin.dat" });
+      expect(replaced.found).toEqual(replaced.scanned);
+      expect(replaced.found).toMatchObject({ files: ["/bin.dat/inside.txt"] });
       // Counting and matching lines agree with a scan too.
       for (const more of [
         { files_with_matches: false, count: true },
