@@ -1,7 +1,7 @@
 // Search over a very large tree (issue 22): the content index built by the background builder
 // (`afs index builder`, run here in the foreground to time it) against the import it follows, in
-// time and peak RSS; a rare literal in a warm process (in-process grep, repeated, median) and in a
-// cold CLI process against `git grep` and `rg`; a common literal with -c against `rg --count`; the
+// time and peak RSS; a rare literal in a warm process (in-process grep, repeated, median; and
+// through `file_grep` in an `afs mcp` server, with the server's peak RSS) and in a cold CLI process against `git grep` and `rg`; a common literal with -c against `rg --count`; the
 // same on a real tree (this project's node_modules). Every afs answer is checked against rg's.
 // The first cold search after the build (answered by the head tree's map the builder wrote) is
 // reported beside one with the maps dropped (it lists the tree, as the first search did before).
@@ -17,6 +17,7 @@ import { grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
 import { emitJson, fmtMs, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
 import { ensureTree } from "./tree-gen.js";
+import { type WarmServer, warmServerSearch } from "./warm-server.js";
 
 const MAIN = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
 const PROBE = join(REPO_ROOT, "test/process/max-rss.mjs");
@@ -90,6 +91,8 @@ interface TreeFigures {
   import: Run;
   build: Run;
   rareWarm: number;
+  /** The rare literal through `file_grep` in one `afs mcp` server, with that server's memory. */
+  rareServer: WarmServer;
   rareCold: Run;
   /** The first cold search after the build (the builder mapped the head tree: no listing). */
   rareFirst: Run;
@@ -144,6 +147,9 @@ async function measureTree(label: string, tree: string, work: string, withGit: b
   // real tree a few counts may differ: reported, not fatal.
   agree.common = lines(commonCold.stdout).join() === rgPaths(rg.common.stdout).join();
 
+  // Warm in a real server, whose memory is its own.
+  const rareServer = await warmServerSearch(MAIN, home, "big", RARE, WARM_RUNS);
+  if (rareServer.files.join() !== rgRare.join()) agree.rare = false;
   // Warm: one engine in this process (as the MCP server or the resident afs keeps), searched again and again.
   const engine = await Afs.open({ home, env: { ...process.env, AFS_INDEX_BACKGROUND: "off" }, cwd: work });
   let rareWarm = Number.NaN;
@@ -198,6 +204,7 @@ async function measureTree(label: string, tree: string, work: string, withGit: b
     import: imported,
     build,
     rareWarm,
+    rareServer,
     rareCold,
     rareFirst,
     rareUnmapped,
@@ -223,6 +230,9 @@ function emitFigures(r: TreeFigures): void {
     build_rss_mb: Math.round(r.build.rss / 1e6),
     build_over_import: Math.round((r.build.ms / r.import.ms) * 100) / 100,
     rare_warm_ms: round(r.rareWarm),
+    rare_warm_mcp_ms: round(r.rareServer.ms),
+    rare_warm_mcp_peak_rss_mb: Math.round(r.rareServer.peakRss / 1e6),
+    rare_warm_mcp_rss_mb: Math.round(r.rareServer.rss / 1e6),
     rare_cold_ms: round(r.rareCold.ms),
     rare_cold_rss_mb: Math.round(r.rareCold.rss / 1e6),
     head_mapped_by_build: r.mapped,
@@ -271,6 +281,7 @@ async function main(): Promise<void> {
       "import",
       "index build",
       "rare warm",
+      "rare warm, afs mcp",
       "rare cold",
       "1st cold after build",
       "unmapped cold",
@@ -285,6 +296,7 @@ async function main(): Promise<void> {
       `${s(r.import.ms)}, ${mb(r.import.rss)}`,
       `${s(r.build.ms)}, ${mb(r.build.rss)}`,
       `${fmtMs(r.rareWarm)} ms`,
+      `${fmtMs(r.rareServer.ms)} ms, peak ${mb(r.rareServer.peakRss)}`,
       `${fmtMs(r.rareCold.ms)} ms, ${mb(r.rareCold.rss)}`,
       `${fmtMs(r.rareFirst.ms)} ms, ${mb(r.rareFirst.rss)}`,
       `${fmtMs(r.rareUnmapped.ms)} ms, ${mb(r.rareUnmapped.rss)}`,
