@@ -58,13 +58,18 @@ export class TreeReader {
     this.cache = new WeightedLru(capacity, (tree) => tree.size + 1);
   }
 
-  async get(hash: Hash): Promise<Map<string, Entry>> {
+  /**
+   * The tree `hash`, decoded. `keep: false` leaves it out of the cache when it is not there already:
+   * a streamed walk reads each tree once, and caching a million files' trees would hold them all.
+   */
+  async get(hash: Hash, { keep = true }: { keep?: boolean } = {}): Promise<Map<string, Entry>> {
     const hit = this.cache.get(hash);
     if (hit) return hit;
     if (hash === EMPTY_TREE) return this.remember(hash, new Map());
     const data = await this.store.getTree(hash);
     if (!data) throw new AfsError("IO_ERROR", `tree ${hash} is missing from the store; run afs fsck`);
-    return this.remember(hash, decodeTree(data, hash));
+    const tree = decodeTree(data, hash);
+    return keep ? this.remember(hash, tree) : tree;
   }
 
   /** Follows `segments` down from the tree `root`; null when a step is missing or not a directory. */

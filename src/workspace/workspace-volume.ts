@@ -45,6 +45,14 @@ const PRIOR_CHECKPOINTS = 8;
 /** Past this many changes since an earlier checkpoint, its map saves little over listing the tree. */
 const PRIOR_MAX_CHANGES = 5_000;
 
+/** What a walk starts from: see planWalk. */
+interface WalkPlan {
+  top: Entry;
+  rowsByDir: ReadonlyMap<string, OverlayRow[]>;
+  dirty: ReadonlySet<string>;
+  whole: boolean;
+}
+
 interface Planned {
   set: OverlayRow[];
   events: Omit<EventInput, "actor" | "surface">[];
@@ -131,8 +139,37 @@ export class WorkspaceVolume implements Volume {
     });
   }
 
+  /**
+   * Streamed depth first, in name order: only the directories along the way are held, so a walk of a
+   * million files (a glob, an export) costs no more memory than one of a thousand. A listing a
+   * warm process already keeps (walkList) is reused instead.
+   */
   async *walk(path: string, maxDepth = Number.POSITIVE_INFINITY): AsyncIterable<Stat> {
-    yield* await this.listBelow(path, maxDepth);
+    const plan = await this.planWalk(path, maxDepth);
+    if (!plan) return;
+    if ("kept" in plan) {
+      yield* plan.kept;
+      return;
+    }
+    const { top, rowsByDir } = plan;
+    const stack: { dir: string; tree: ReadonlyMap<string, Entry>; names: Iterator<string>; depth: number }[] = [];
+    const open = async (dir: string, base: Entry, depth: number): Promise<void> => {
+      const { tree, names } = await this.merged(dir, base, rowsByDir, false);
+      stack.push({ dir, tree, names: names[Symbol.iterator](), depth });
+    };
+    await open(path, top, 1);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1] as (typeof stack)[number];
+      const next = frame.names.next();
+      if (next.done) {
+        stack.pop();
+        continue;
+      }
+      const e = frame.tree.get(next.value) as Entry;
+      const child = joinPath(frame.dir, next.value);
+      yield e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, next.value, e);
+      if (e.kind === "dir" && frame.depth < maxDepth) await open(child, e, frame.depth + 1);
+    }
   }
 
   /** A subtree without live rows lists as the same array each time: the one SubtreeListings keeps. */
@@ -201,14 +238,18 @@ export class WorkspaceVolume implements Volume {
     ];
   }
 
-  private listBelow(path: string, maxDepth: number): Promise<readonly Stat[]> {
-    // One consistent pass: all overlay rows below `path` are fetched once, then trees are walked,
-    // reusing the listings of subtrees that have no live rows (SubtreeListings).
+  /**
+   * What a walk below `path` starts from, read in one consistent pass: the live rows below it
+   * grouped by directory (each directory merges only its own), and the directories with live rows at
+   * or below them (every other subtree lists as its stored tree does). Stored trees never change, so
+   * once this pass is known consistent the trees can be read at leisure. A kept listing of the whole
+   * subtree is returned as is; null when `path` is not a directory.
+   */
+  private planWalk(path: string, maxDepth: number): Promise<WalkPlan | { kept: readonly Stat[] } | null> {
     return this.read(async (snap) => {
       const top = await snap.resolve(path);
       if (!top) throw notFound(path);
-      if (top.kind !== "dir") return [];
-      // Live rows grouped by their directory, so each directory merges only its own rows.
+      if (top.kind !== "dir") return null;
       const rowsByDir = new Map<string, OverlayRow[]>();
       for (const row of await this.store.overlayUnder(this.workspace, path)) {
         const dir = parentOf(row.path);
@@ -216,7 +257,6 @@ export class WorkspaceVolume implements Volume {
         if (list) list.push(row);
         else rowsByDir.set(dir, [row]);
       }
-      // Directories with live rows at or below them; every other subtree lists as its stored tree does.
       const dirty = new Set<string>();
       for (const dir of rowsByDir.keys()) {
         for (let d = dir; !dirty.has(d); d = parentOf(d)) {
@@ -225,45 +265,59 @@ export class WorkspaceVolume implements Volume {
         }
       }
       const whole = maxDepth === Number.POSITIVE_INFINITY;
-      // Each directory appends to one array, and a reusable subtree keeps a slice of it: nesting
-      // copies of every subtree's listing into its parent's cost a new process more than the walk.
-      const list = async (dir: string, base: Entry, depth: number, out: Stat[]): Promise<void> => {
-        const reusable = whole && !dirty.has(dir);
-        const hit = reusable ? this.caches.listings.get(dir, base.hash) : undefined;
-        if (hit) {
-          for (const s of hit) out.push(s);
-          return;
-        }
-        const start = out.length;
-        // A stored tree is already in name order; only a directory with live rows needs a merged copy.
-        let merged: ReadonlyMap<string, Entry> = await this.trees.get(base.hash);
-        let names: Iterable<string> = merged.keys();
-        const rows = rowsByDir.get(dir);
-        if (rows) {
-          const copy = new Map(merged);
-          for (const row of rows) {
-            const name = baseName(row.path);
-            if (row.entry) copy.set(name, row.entry);
-            else copy.delete(name);
-          }
-          merged = copy;
-          names = [...copy.keys()].sort();
-        }
-        for (const name of names) {
-          const e = merged.get(name) as Entry;
-          const child = joinPath(dir, name);
-          out.push(e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, name, e));
-          if (e.kind === "dir" && depth < maxDepth) await list(child, e, depth + 1, out);
-        }
-        // The whole listing is kept as the array returned, so a clean tree lists as the same array.
-        if (reusable) this.caches.listings.set(dir, base.hash, start === 0 ? out : out.slice(start));
-      };
       const hit = whole && !dirty.has(path) ? this.caches.listings.get(path, top.hash) : undefined;
-      if (hit) return hit;
-      const out: Stat[] = [];
-      await list(path, top, 1, out);
-      return out;
+      return hit ? { kept: hit } : { top, rowsByDir, dirty, whole };
     });
+  }
+
+  /** A directory's entries: its stored tree (already in name order), with its own live rows merged in. */
+  private async merged(
+    dir: string,
+    base: Entry,
+    rowsByDir: ReadonlyMap<string, OverlayRow[]>,
+    keep = true,
+  ): Promise<{ tree: ReadonlyMap<string, Entry>; names: Iterable<string> }> {
+    const stored: ReadonlyMap<string, Entry> = await this.trees.get(base.hash, { keep });
+    const rows = rowsByDir.get(dir);
+    if (!rows) return { tree: stored, names: stored.keys() };
+    const copy = new Map(stored);
+    for (const row of rows) {
+      const name = baseName(row.path);
+      if (row.entry) copy.set(name, row.entry);
+      else copy.delete(name);
+    }
+    return { tree: copy, names: [...copy.keys()].sort() };
+  }
+
+  /** The whole listing below `path` as one array, kept per clean subtree (SubtreeListings) and reused. */
+  private async listBelow(path: string, maxDepth: number): Promise<readonly Stat[]> {
+    const plan = await this.planWalk(path, maxDepth);
+    if (!plan) return [];
+    if ("kept" in plan) return plan.kept;
+    const { top, rowsByDir, dirty, whole } = plan;
+    // Each directory appends to one array, and a reusable subtree keeps a slice of it: nesting
+    // copies of every subtree's listing into its parent's cost a new process more than the walk.
+    const list = async (dir: string, base: Entry, depth: number, out: Stat[]): Promise<void> => {
+      const reusable = whole && !dirty.has(dir);
+      const hit = reusable ? this.caches.listings.get(dir, base.hash) : undefined;
+      if (hit) {
+        for (const s of hit) out.push(s);
+        return;
+      }
+      const start = out.length;
+      const { tree, names } = await this.merged(dir, base, rowsByDir);
+      for (const name of names) {
+        const e = tree.get(name) as Entry;
+        const child = joinPath(dir, name);
+        out.push(e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, name, e));
+        if (e.kind === "dir" && depth < maxDepth) await list(child, e, depth + 1, out);
+      }
+      // The whole listing is kept as the array returned, so a clean tree lists as the same array.
+      if (reusable) this.caches.listings.set(dir, base.hash, start === 0 ? out : out.slice(start));
+    };
+    const out: Stat[] = [];
+    await list(path, top, 1, out);
+    return out;
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteOptions): Promise<MutationResult> {

@@ -14,6 +14,11 @@ const LARGE = 200_000;
 const RSS_LIMIT_KB = 500 * 1024;
 /** What the larger import may add over the smaller one: 180,000 files at 1.4 KB each would be ~250 MB. */
 const GROWTH_LIMIT_KB = 96 * 1024;
+/**
+ * What a glob of the larger tree may add over one of the smaller: a walk that held the whole listing
+ * (and every tree it read) added ~108 MB; the streamed walk holds the directories along its way.
+ */
+const GLOB_GROWTH_LIMIT_KB = 48 * 1024;
 const PRELOAD = join(ROOT, "test/process/max-rss.mjs");
 
 let afs: Cli;
@@ -49,6 +54,13 @@ it(`imports ${LARGE} files in bounded memory, every file in place`, { timeout: 6
   console.info(`import peak RSS: ${SMALL} files ${a.maxRssKb} KB, ${LARGE} files ${b.maxRssKb} KB`);
   expect(b.maxRssKb).toBeLessThan(RSS_LIMIT_KB);
   expect(b.maxRssKb - a.maxRssKb).toBeLessThan(GROWTH_LIMIT_KB);
+
+  // A glob over the whole tree streams its walk: memory follows the matches, not the files walked.
+  const globs = ["small", "large"].map((w) => measured(["fs", "glob", "*_1234.*", "-w", w]));
+  const [smallGlob, largeGlob] = globs as [{ stdout: string; maxRssKb: number }, { stdout: string; maxRssKb: number }];
+  console.info(`glob peak RSS: ${SMALL} files ${smallGlob.maxRssKb} KB, ${LARGE} files ${largeGlob.maxRssKb} KB`);
+  expect(largeGlob.stdout.split("\n").filter(Boolean).length).toBeGreaterThan(0);
+  expect(largeGlob.maxRssKb - smallGlob.maxRssKb).toBeLessThan(GLOB_GROWTH_LIMIT_KB);
 
   // Every file is in the tree, and sampled ones (each planted literal's first file) read back exactly.
   const listed = afs.ok(["fs", "glob", "*", "-w", "large"]).split("\n").filter(Boolean);
