@@ -340,6 +340,23 @@ describe("subscriptions/listen on afs serve", () => {
     }
   });
 
+  it("tells a stream of list changes in its own workspace only", async () => {
+    const auth = { Authorization: `Bearer ${issue(h, ["--workspace", "demo", "--profile", "workspace-ro"]).secret}` };
+    const stream = await listen(auth, { resourcesListChanged: true });
+    const listChanged = () => stream.notes.filter((n) => n.method === "notifications/resources/list_changed").length;
+    try {
+      await until(() => stream.notes.some((n) => n.method === "notifications/subscriptions/acknowledged"));
+      // A new file in another workspace: nothing, even after the follower's 1 s safety poll.
+      expect(h.run(["fs", "write", "/elsewhere.txt", "-w", "other", "--content", "x\n"]).status).toBe(0);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(listChanged()).toBe(0);
+      expect(h.run(["fs", "write", "/here.txt", "-w", "demo", "--content", "x\n"]).status).toBe(0);
+      await until(() => listChanged() === 1);
+    } finally {
+      stream.close();
+    }
+  });
+
   it("refuses to watch another workspace's files with a workspace token (403 before anything runs)", async () => {
     const auth = { Authorization: `Bearer ${issue(h, ["--workspace", "demo", "--profile", "workspace-ro"]).secret}` };
     const stream = await listen(auth, { resourceSubscriptions: ["afs://other/readme.md"] });

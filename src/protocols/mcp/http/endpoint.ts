@@ -20,7 +20,7 @@ import { allows } from "../../../access/profiles.js";
 import type { Afs } from "../../../workspace/afs.js";
 import { asAfsError } from "../errors.js";
 import { createModernServer } from "../modern.js";
-import { authorize } from "../resources/context.js";
+import { authorize, listedWorkspace } from "../resources/context.js";
 import { ListenBus } from "../resources/listen-bus.js";
 import { createMcpServer } from "../server.js";
 import { offeredBy } from "../tools.js";
@@ -30,8 +30,8 @@ import { rpcError } from "./replies.js";
 export interface EndpointConfig {
   afs: Afs;
   limits: Limits;
-  /** The 2026-07-28 handler (one per afs serve, see modernHandler). */
-  modern: ModernHandler;
+  /** The 2026-07-28 handlers (see modernHandlers). */
+  modern: ModernHandlers;
   /** WWW-Authenticate value for a 403 (insufficient_scope), given the reason. */
   forbidden: (reason: string) => string;
 }
@@ -39,35 +39,50 @@ export interface EndpointConfig {
 /** The session rides to the per-request server factory in the SDK's pass-through authInfo. */
 type SessionAuth = AuthInfo & { extra: { session: Session } };
 
-/** The 2026-07-28 handler and the bus its subscriptions/listen streams read. */
-export interface ModernHandler {
-  handler: McpHttpHandler;
-  bus: ListenBus;
+/** The 2026-07-28 handlers: one per listed workspace, each with the bus its listen streams read. */
+export interface ModernHandlers {
+  /** The handler for sessions whose resources/list shows `listed` (null: none, or not a listen). */
+  for(listed: string | null): { handler: McpHttpHandler; bus: ListenBus };
+  close(): Promise<void>;
 }
 
 /**
- * The SDK v2 handler that answers 2026-07-28 requests (`legacy: 'reject'`: afs routes 2025-era
- * traffic to its v1 server itself). A fresh server per request, built for the request's session;
- * one change-event bus for every listen stream of this afs serve.
+ * The SDK v2 handlers that answer 2026-07-28 requests (`legacy: 'reject'`: afs routes 2025-era
+ * traffic to its v1 server itself). A fresh server per request, built for the request's session.
+ * The SDK sends `resources_list_changed` to every listen stream of a bus, so each listed workspace
+ * has its own bus (and handler): a stream hears only of its own workspace's list changing.
  */
-export function modernHandler(afs: Afs, limits: Limits): ModernHandler {
-  const bus = new ListenBus(afs);
-  const handler = createMcpHandler(
-    (ctx) => {
-      const session = (ctx.authInfo as SessionAuth | undefined)?.extra.session;
-      if (!session) throw new Error("modernHandler: a request reached the MCP handler without a session");
-      return createModernServer({ afs, limits, transport: "http", ...session });
-    },
-    {
-      legacy: "reject",
-      bus,
-      maxRequestBodySize: limits.maxHttpBodyBytes,
-      onerror: (e) => {
-        if (afs.settings.debug) process.stderr.write(`afs serve: ${e.stack ?? e.message}\n`);
+export function modernHandlers(afs: Afs, limits: Limits): ModernHandlers {
+  const made = new Map<string | null, { handler: McpHttpHandler; bus: ListenBus }>();
+  const make = (listed: string | null) => {
+    const bus = new ListenBus(afs, listed);
+    const handler = createMcpHandler(
+      (ctx) => {
+        const session = (ctx.authInfo as SessionAuth | undefined)?.extra.session;
+        if (!session) throw new Error("modernHandlers: a request reached the MCP handler without a session");
+        return createModernServer({ afs, limits, transport: "http", ...session });
       },
+      {
+        legacy: "reject",
+        bus,
+        maxRequestBodySize: limits.maxHttpBodyBytes,
+        onerror: (e) => {
+          if (afs.settings.debug) process.stderr.write(`afs serve: ${e.stack ?? e.message}\n`);
+        },
+      },
+    );
+    return { handler, bus };
+  };
+  return {
+    for(listed) {
+      const pair = made.get(listed) ?? make(listed);
+      made.set(listed, pair);
+      return pair;
     },
-  );
-  return { handler, bus };
+    close: async () => {
+      await Promise.all([...made.values()].map((m) => m.handler.close()));
+    },
+  };
 }
 
 const HTTP_TOOLS = new Map(offeredBy("http").map((t) => [t.name, t]));
@@ -117,9 +132,10 @@ export async function handleMcp(config: EndpointConfig, session: Session, req: I
       rpcError(res, status, message, headers, status === 403 ? -32000 : -32602);
       return;
     }
-    const release = config.modern.bus.watch(listened.uris);
+    const { handler, bus } = config.modern.for(listened.listed);
+    const release = bus.watch(listened.uris);
     res.once("close", release);
-    return serveModern(config.modern.handler, session, req, res, body, parsed);
+    return serveModern(handler, session, req, res, body, parsed);
   }
 
   const server = createMcpServer({ afs: config.afs, limits: config.limits, transport: "http", ...session });
@@ -186,21 +202,29 @@ async function serveModern(
  * The live-file URIs a subscriptions/listen asks to watch, each checked as a read of it would be
  * (profile, a pinned token's workspace, the workspace exists; the file may appear later), so a
  * stream never hears of files its token could not read. Checkpoint URIs never change: not watched.
+ * `listed`: the workspace whose list a listen stream hears about (null when it hears of none).
  */
 async function listenedUris(
   config: EndpointConfig,
   session: Session,
   parsed: unknown,
 ): Promise<
-  { uris: { uri: string; workspace: string; path: string }[] } | { refused: { status: number; message: string } }
+  | { uris: { uri: string; workspace: string; path: string }[]; listed: string | null }
+  | { refused: { status: number; message: string } }
 > {
   const uris: { uri: string; workspace: string; path: string }[] = [];
+  let listed: string | null = null;
+  const ctx = { afs: config.afs, limits: config.limits, ...session };
   for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    const m = message as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } };
+    const m = message as {
+      method?: unknown;
+      params?: { notifications?: { resourceSubscriptions?: unknown; resourcesListChanged?: unknown } };
+    };
     if (m?.method !== "subscriptions/listen") continue;
+    // A profile without file reads lists nothing, and so hears of no list changing.
+    if (m.params?.notifications?.resourcesListChanged === true) listed = await listedWorkspace(ctx).catch(() => null);
     const asked = m.params?.notifications?.resourceSubscriptions;
     if (!Array.isArray(asked)) continue;
-    const ctx = { afs: config.afs, limits: config.limits, ...session };
     for (const uri of asked) {
       try {
         const a = await authorize(ctx, String(uri));
@@ -211,7 +235,7 @@ async function listenedUris(
       }
     }
   }
-  return { uris };
+  return { uris, listed };
 }
 
 /** The first tools/call the session may not make (a tool outside its profile, another workspace). */

@@ -9,7 +9,7 @@ import { AfsError, type ErrorCode } from "../../../core/errors.js";
 import type { Afs } from "../../../workspace/afs.js";
 import { type ConsoleConfig, handleConsole } from "../../console/handler.js";
 import { type AuthMode, authenticate, challenge, refusalMessage } from "./auth.js";
-import { handleMcp, modernHandler } from "./endpoint.js";
+import { handleMcp, modernHandlers } from "./endpoint.js";
 import { hostPolicy, isLoopback, refuseHost } from "./host-guard.js";
 import { json, rpcError } from "./replies.js";
 
@@ -67,7 +67,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
   const base = (req: IncomingMessage): string =>
     (options.publicUrl ?? `http://${req.headers.host}`).replace(/\/+$/, "");
   const metadataUrl = (req: IncomingMessage): string => `${base(req)}${METADATA_PATH}/mcp`;
-  const modern = modernHandler(options.afs, options.limits);
+  const modern = modernHandlers(options.afs, options.limits);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = refuseHost(policy, req);
@@ -121,7 +121,7 @@ export async function serveHttp(options: ServeOptions): Promise<Serving> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-        void modern.handler.close();
+        void modern.close();
       }),
   };
 }

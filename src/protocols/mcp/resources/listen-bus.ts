@@ -1,8 +1,9 @@
 // Change events for 2026-07-28's subscriptions/listen over HTTP. afs serve answers each POST with
 // a fresh server, but a listen stream outlives its request's server, so its events come from one
-// bus per afs serve: the workspaces' event logs, followed while any stream is open, turned into
-// `resource_updated` for each watched URI a change touches (the file, or a directory above it: a
-// delete, rename or restore) and `resources_list_changed` when files come or go. The SDK's listen
+// bus per listed workspace (the one resources/list shows the stream's session): the workspaces' event
+// logs, followed while any stream is open, turned into `resource_updated` for each watched URI a
+// change touches (the file, or a directory above it: a delete, rename or restore) and
+// `resources_list_changed` when files come or go in the listed workspace. The SDK's listen
 // router then sends each stream what it asked for. A stream's URIs are checked (profile, pinned
 // workspace) and registered before its request is dispatched, and released when it closes.
 import { InMemoryServerEventBus, type ServerEvent, type ServerEventBus } from "@modelcontextprotocol/server";
@@ -23,7 +24,11 @@ export class ListenBus implements ServerEventBus {
   #listeners = 0;
   #follower: EventFollower | null = null;
 
-  constructor(private readonly afs: Afs) {}
+  /** `listed`: the workspace whose list changes its streams hear of (null: none). */
+  constructor(
+    private readonly afs: Afs,
+    private readonly listed: string | null,
+  ) {}
 
   publish(event: ServerEvent): void {
     this.#inner.publish(event);
@@ -69,6 +74,8 @@ export class ListenBus implements ServerEventBus {
         this.publish({ kind: "resource_updated", uri });
       }
     }
-    if (events.some(changesTheList)) this.publish({ kind: "resources_list_changed" });
+    if (events.some((e) => e.workspace === this.listed && changesTheList(e))) {
+      this.publish({ kind: "resources_list_changed" });
+    }
   }
 }
