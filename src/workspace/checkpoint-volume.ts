@@ -3,17 +3,15 @@
 // changes, so reads need no snapshot or retry.
 import type { Entry } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
-import { EMPTY_SHA256, type Hash } from "../core/hash.js";
-import { baseName, joinPath, normalizePath, parentOf, ROOT, segments } from "../core/paths.js";
+import type { Hash } from "../core/hash.js";
+import { joinPath, ROOT, segments } from "../core/paths.js";
 import type { Store } from "../store/store.js";
-import { isDirectory, notADirectory, notFound, tooManySymlinks } from "../volume/errors.js";
+import { isDirectory, notADirectory, notFound } from "../volume/errors.js";
 import type { MutationResult, OpenFile, Stat, Volume } from "../volume/volume.js";
 import type { BlobCache } from "./blob-cache.js";
 import { openBlob } from "./blob-file.js";
 import type { TreeReader } from "./tree.js";
-import { plainStat } from "./workspace-volume.js";
-
-const MAX_SYMLINK_HOPS = 16;
+import { cachedBlob, followSymlinks, statOf, streamWalk } from "./tree-reads.js";
 
 export class CheckpointVolume implements Volume {
   readonly label: string;
@@ -70,17 +68,11 @@ export class CheckpointVolume implements Volume {
     const top = await this.resolve(path);
     if (!top) throw notFound(path);
     if (top.kind !== "dir") return;
-    const out: Stat[] = [];
-    const list = async (dir: string, hash: Hash, depth: number): Promise<void> => {
-      for (const [name, e] of await this.trees.get(hash)) {
-        const child = joinPath(dir, name);
-        // Only a symlink needs a read (its target); everything else is the tree entry as is.
-        out.push(e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, name, e));
-        if (e.kind === "dir" && depth < maxDepth) await list(child, e.hash, depth + 1);
-      }
+    const open = async (_dir: string, entry: Entry) => {
+      const tree = await this.trees.get(entry.hash, { keep: false });
+      return { tree, names: tree.keys() };
     };
-    await list(path, top.hash, 1);
-    yield* out;
+    yield* streamWalk(path, top, maxDepth, open, (hash) => this.blob(hash));
   }
 
   writeFile(path: string): Promise<MutationResult> {
@@ -104,32 +96,19 @@ export class CheckpointVolume implements Volume {
     );
   }
 
-  /** Resolves symlinks (within the checkpoint) to the final existing entry. */
-  private async follow(path: string): Promise<{ path: string; entry: Entry }> {
-    let cur = path;
-    for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
-      const e = await this.resolve(cur);
-      if (!e) throw notFound(cur);
-      if (e.kind !== "symlink") return { path: cur, entry: e };
-      const target = (await this.blob(e.hash)).toString("utf8");
-      cur = normalizePath(target.startsWith("/") ? target : `${parentOf(cur)}/${target}`);
-    }
-    throw tooManySymlinks(path);
+  private follow(path: string): Promise<{ path: string; entry: Entry }> {
+    return followSymlinks(
+      path,
+      (p) => this.resolve(p),
+      (hash) => this.blob(hash),
+    );
   }
 
-  private async blob(hash: Hash): Promise<Buffer> {
-    if (hash === EMPTY_SHA256) return Buffer.alloc(0);
-    const cached = this.blobs.get(hash);
-    if (cached) return cached;
-    const data = await this.store.getBlob(hash);
-    if (!data) throw new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`);
-    this.blobs.set(hash, data);
-    return data;
+  private blob(hash: Hash): Promise<Buffer> {
+    return cachedBlob(this.store, this.blobs, hash);
   }
 
-  private async toStat(path: string, e: Entry): Promise<Stat> {
-    const stat = plainStat(path, baseName(path), e);
-    if (e.kind === "symlink") stat.target = (await this.blob(e.hash)).toString("utf8");
-    return stat;
+  private toStat(path: string, e: Entry): Promise<Stat> {
+    return statOf(path, e, (hash) => this.blob(hash));
   }
 }

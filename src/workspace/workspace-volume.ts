@@ -5,17 +5,7 @@ import { DIR_MODE, type Entry, FILE_MODE } from "../core/entry.js";
 import { AfsError } from "../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../core/hash.js";
 import type { KeyedLock } from "../core/keyed-lock.js";
-import {
-  ancestors,
-  baseName,
-  isWithin,
-  joinPath,
-  normalizePath,
-  parentOf,
-  ROOT,
-  rebase,
-  segments,
-} from "../core/paths.js";
+import { ancestors, baseName, isWithin, joinPath, parentOf, ROOT, rebase, segments } from "../core/paths.js";
 import { RETRY, retryIfConflict, retryOnConflict, tooBusy } from "../core/retry.js";
 import type { CheckpointRecord, EventInput, OverlayRow, Store } from "../store/store.js";
 import {
@@ -29,7 +19,6 @@ import {
   notADirectoryThere,
   notFound,
   targetExists,
-  tooManySymlinks,
 } from "../volume/errors.js";
 import type { MutationResult, OpenFile, Stat, Volume, WriteOptions } from "../volume/volume.js";
 import type { BlobCache } from "./blob-cache.js";
@@ -38,8 +27,8 @@ import type { SubtreeListings } from "./listings.js";
 import { Snapshot } from "./snapshot.js";
 import { filesOf, liveFilesUnder } from "./subtree-files.js";
 import { EMPTY_TREE, type TreeReader } from "./tree.js";
+import { cachedBlob, followSymlinks, type OpenDir, plainStat, statOf, streamWalk } from "./tree-reads.js";
 
-const MAX_SYMLINK_HOPS = 16;
 /** How many checkpoints before the head priorBase looks at (the index keeps the maps of four trees). */
 const PRIOR_CHECKPOINTS = 8;
 /** Past this many changes since an earlier checkpoint, its map saves little over listing the tree. */
@@ -151,25 +140,9 @@ export class WorkspaceVolume implements Volume {
       yield* plan.kept;
       return;
     }
-    const { top, rowsByDir } = plan;
-    const stack: { dir: string; tree: ReadonlyMap<string, Entry>; names: Iterator<string>; depth: number }[] = [];
-    const open = async (dir: string, base: Entry, depth: number): Promise<void> => {
-      const { tree, names } = await this.merged(dir, base, rowsByDir, false);
-      stack.push({ dir, tree, names: names[Symbol.iterator](), depth });
-    };
-    await open(path, top, 1);
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1] as (typeof stack)[number];
-      const next = frame.names.next();
-      if (next.done) {
-        stack.pop();
-        continue;
-      }
-      const e = frame.tree.get(next.value) as Entry;
-      const child = joinPath(frame.dir, next.value);
-      yield e.kind === "symlink" ? await this.toStat(child, e) : plainStat(child, next.value, e);
-      if (e.kind === "dir" && frame.depth < maxDepth) await open(child, e, frame.depth + 1);
-    }
+    // Each tree is read once and not kept: a walk of a whole large tree would only flush the cache.
+    const open = (dir: string, entry: Entry) => this.merged(dir, entry, plan.rowsByDir, false);
+    yield* streamWalk(path, plan.top, maxDepth, open, (hash) => this.blob(hash));
   }
 
   /** A subtree without live rows lists as the same array each time: the one SubtreeListings keeps. */
@@ -276,7 +249,7 @@ export class WorkspaceVolume implements Volume {
     base: Entry,
     rowsByDir: ReadonlyMap<string, OverlayRow[]>,
     keep = true,
-  ): Promise<{ tree: ReadonlyMap<string, Entry>; names: Iterable<string> }> {
+  ): Promise<OpenDir> {
     const stored: ReadonlyMap<string, Entry> = await this.trees.get(base.hash, { keep });
     const rows = rowsByDir.get(dir);
     if (!rows) return { tree: stored, names: stored.keys() };
@@ -536,40 +509,21 @@ export class WorkspaceVolume implements Volume {
   }
 
   /** Resolves symlinks (within the workspace) to the final existing entry. */
-  private async follow(snap: Snapshot, path: string): Promise<{ path: string; entry: Entry }> {
-    let cur = path;
-    for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
-      const e = await snap.resolve(cur);
-      if (!e) throw notFound(cur);
-      if (e.kind !== "symlink") return { path: cur, entry: e };
-      const target = (await this.blob(e.hash)).toString("utf8");
-      cur = normalizePath(target.startsWith("/") ? target : `${parentOf(cur)}/${target}`);
-    }
-    throw tooManySymlinks(path);
+  private follow(snap: Snapshot, path: string): Promise<{ path: string; entry: Entry }> {
+    return followSymlinks(
+      path,
+      (p) => snap.resolve(p),
+      (hash) => this.blob(hash),
+    );
   }
 
-  private async blob(hash: Hash): Promise<Buffer> {
-    if (hash === EMPTY_SHA256) return Buffer.alloc(0);
-    const cached = this.caches.blobs.get(hash);
-    if (cached) return cached;
-    const data = await this.store.getBlob(hash);
-    if (!data) throw new AfsError("IO_ERROR", `content ${hash} is missing from the store; run afs fsck`);
-    this.caches.blobs.set(hash, data);
-    return data;
+  private blob(hash: Hash): Promise<Buffer> {
+    return cachedBlob(this.store, this.caches.blobs, hash);
   }
 
-  private async toStat(path: string, e: Entry): Promise<Stat> {
-    const stat = plainStat(path, baseName(path), e);
-    if (e.kind === "symlink") stat.target = (await this.blob(e.hash)).toString("utf8");
-    return stat;
+  private toStat(path: string, e: Entry): Promise<Stat> {
+    return statOf(path, e, (hash) => this.blob(hash));
   }
-}
-
-/** A Stat from a tree entry, without a symlink's target (which needs a read). */
-export function plainStat(path: string, name: string, e: Entry): Stat {
-  const stat: Stat = { path, name, kind: e.kind, size: e.size, mode: e.mode, mtime: e.mtime };
-  if (e.kind !== "dir") stat.sha256 = e.hash;
-  return stat;
 }
 
 function checkExpectation(path: string, current: Entry | null, expect: Hash | null | undefined): void {
