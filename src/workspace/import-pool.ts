@@ -29,6 +29,13 @@ export function importWorkersFrom(env: Env): number {
   return n;
 }
 
+/**
+ * A worker's young generation (V8's default is 16 MB or more): what it allocates per batch is a
+ * few arrays and Buffer wrappers (the bytes live outside the heap), and the default cost ~25 MB of
+ * RSS per worker (2 workers at 200k files: 270 MB peak with the default, 214 MB with this; same CPU).
+ */
+const YOUNG_GENERATION_MB = 2;
+
 /** How to start a worker: a script's URL, or (running from sources) code that loads one. */
 export type WorkerScript = { url: URL } | { code: string };
 
@@ -69,7 +76,9 @@ export class ImportPool {
 
   constructor(size: number, script: WorkerScript = workerScript()) {
     for (let i = 0; i < size; i++) {
-      const worker = "url" in script ? new Worker(script.url) : new Worker(script.code, { eval: true });
+      const limits = { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
+      const worker =
+        "url" in script ? new Worker(script.url, limits) : new Worker(script.code, { eval: true, ...limits });
       const slot: Slot = { worker, busy: 0, owed: new Map() };
       worker.on("message", ({ id, batch }: { id: number; batch: EncodedBatch }) => {
         const waiter = slot.owed.get(id);

@@ -312,7 +312,7 @@ export async function importTree(
   // Depth first, one listing per directory on the path from the root: children are dispatched in
   // order, subdirectories walked as they come, and a directory closes once all of them settle.
   const walk = async (abs: string, rel: string, scopes: readonly IgnoreScope[], dir: OpenDir): Promise<void> => {
-    const listed = await listDir(abs, rel, scopes);
+    const listed = await listDir(abs, rel, scopes, true);
     for (const item of listed.entries) {
       if (failure || out.failure) return;
       if (item.kind === "dir") {

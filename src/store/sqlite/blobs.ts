@@ -100,9 +100,14 @@ export class SqliteBlobs {
       const now = Date.now();
       for (const { hash, data, stored } of blobs) {
         const buf = toBuffer(data);
+        // Encoded already: no deflate to spare, so no lookup first (the insert ignores a blob present).
+        if (stored && buf.byteLength <= this.chunkBytes) {
+          st.putBlob.run(hash, buf.byteLength, now, toBuffer(stored));
+          continue;
+        }
         if (st.meta.get(hash)) continue;
         if (buf.byteLength <= this.chunkBytes) {
-          st.putBlob.run(hash, buf.byteLength, now, stored ? toBuffer(stored) : encode(buf));
+          st.putBlob.run(hash, buf.byteLength, now, encode(buf));
           continue;
         }
         const pieces = chunksOf(buf, this.chunkBytes);
