@@ -3,6 +3,7 @@
 // the store's own), over empty, binary, incompressible, seekable (64–256 KiB) and streamed
 // (> 256 KiB) files, a symlink, executables and ignored files, across many batches and one partial
 // batch read on the main thread. A broken worker or an unreadable file is a clear AfsError.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -11,6 +12,7 @@ import { AfsError, toAfsError } from "../../src/core/errors.js";
 import { Afs } from "../../src/workspace/afs.js";
 import { encodeFiles, failureError, fileOf } from "../../src/workspace/import-batch.js";
 import { ImportPool, importWorkersFrom } from "../../src/workspace/import-pool.js";
+import { ensureBuilt, MAIN } from "../cli/run.js";
 import { tempDir } from "../helpers/tmp.js";
 
 /** More than a few worker batches (256 files each), and not a multiple of one. */
@@ -58,9 +60,11 @@ afterAll(async () => {
   await scratch?.cleanup();
 });
 
+const freshHome = (tag: string): string => join(scratch.dir, `home-${tag}-${Math.random().toString(36).slice(2)}`);
+
 /** Imports `dir` into a fresh SQLite store with AFS_IMPORT_WORKERS=`workers`; the root, and every stored blob row. */
 async function importWith(workers: string, dir = src.dir): Promise<{ root: string; files: number; blobs: unknown[] }> {
-  const home = join(scratch.dir, `home-${workers}-${Math.random().toString(36).slice(2)}`);
+  const home = freshHome(workers);
   const afs = await Afs.open({ home, actor: "test", env: { AFS_IMPORT_WORKERS: workers } });
   let files: number;
   try {
@@ -68,11 +72,16 @@ async function importWith(workers: string, dir = src.dir): Promise<{ root: strin
   } finally {
     await afs.close();
   }
+  return { ...(await stored(home)), files };
+}
+
+/** The head root of workspace "t" in `home`, and every stored blob row. */
+async function stored(home: string): Promise<{ root: string; blobs: unknown[] }> {
   const db = new Database(join(home, "afs.db"), { readonly: true });
   try {
     const root = (await rootOf(home)) as string;
     const blobs = db.prepare("SELECT hash, size, hex(data) AS data FROM blobs ORDER BY hash").all();
-    return { root, files, blobs };
+    return { root, blobs };
   } finally {
     db.close();
   }
@@ -100,6 +109,21 @@ describe("import with worker threads", () => {
     expect(pooled.blobs.length).toBe(main.blobs.length);
     expect(pooled.blobs).toEqual(main.blobs);
     expect(one.blobs).toEqual(main.blobs);
+  });
+
+  it("finds its worker script from dist/ (the CLI's bundle), storing the same", { timeout: 240_000 }, async () => {
+    ensureBuilt();
+    const home = freshHome("cli");
+    const env: NodeJS.ProcessEnv = { ...process.env, AFS_HOME: home, AFS_IMPORT_WORKERS: "2", AFS_DAEMON: "off" };
+    delete env.AFS_STORE;
+    const r = spawnSync(process.execPath, [MAIN, "ws", "import", "t", src.dir], { env, encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`imported ${SMALL_FILES + 9} files`);
+    const viaCli = await stored(home);
+    const main = await importWith("0");
+    expect(viaCli.root).toBe(main.root);
+    expect(viaCli.blobs).toEqual(main.blobs);
   });
 
   it("imports a tree smaller than one batch (read on the main thread, no threads started)", async () => {
