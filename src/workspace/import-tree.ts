@@ -1,7 +1,9 @@
 // Importing a directory (honouring .gitignore and .afsignore) as a tree, streamed: the walk lists
 // one directory at a time, a bounded window of files is read, hashed and stored in batched
 // transactions, and each directory's tree is written as soon as its last child is done. Memory
-// follows the window and the directories open along the walk, never the number of files.
+// follows the window and the directories open along the walk, never the number of files. Files
+// up to a chunk are read, hashed and deflated in batches on worker threads (import-pool.ts), so
+// the main thread only walks and stores; AFS_IMPORT_WORKERS=0 does it all here, as before.
 import { readFileSync } from "node:fs";
 import { lstat, readFile, readlink } from "node:fs/promises";
 import { DIR_MODE, type Entry } from "../core/entry.js";
@@ -326,7 +328,8 @@ export async function importTree(
         files++;
         found += item.size;
       }
-      if (item.kind === "file" && item.size <= SYNC_READ_BYTES && workers > 0) {
+      // With workers, every file stored whole (up to a chunk) is read and deflated on one of them.
+      if (item.kind === "file" && item.size <= store.chunkBytes && workers > 0) {
         const held = Math.max(item.size, 1);
         if (!budget.tryTake(held)) {
           // What the batch holds comes back only once it is sent.

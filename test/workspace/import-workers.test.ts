@@ -1,8 +1,9 @@
 // The import's worker threads (AFS_IMPORT_WORKERS) change nothing stored: a tree imported with
 // workers and without has the same root and byte-identical stored values (the workers' deflate is
-// the store's own), over empty, binary, incompressible, seekable (64–256 KiB) and streamed
-// (> 256 KiB) files, a symlink, executables and ignored files, across many batches and one partial
-// batch read on the main thread. A broken worker or an unreadable file is a clear AfsError.
+// the store's own), over empty, binary, incompressible, seekable (> 64 KiB; > 256 KiB: read by the
+// main thread's window without workers) and chunked (> 4 MiB, streamed on the main thread) files, a
+// symlink, executables and ignored files, across many batches and one partial batch read on the
+// main thread. A broken worker or an unreadable file is a clear AfsError.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -49,7 +50,8 @@ beforeAll(async () => {
   writeFileSync(at("bin/noise.bin"), noise(200_000, 7));
   writeFileSync(at("bin/nul-text.bin"), Buffer.concat([Buffer.from("head\0"), Buffer.from("word ".repeat(20_000))]));
   writeFileSync(at("seekable.txt"), "a line of text that repeats\n".repeat(5_000)); // ~140 KiB, segmented
-  writeFileSync(at("streamed.txt"), "a longer file, read through the window\n".repeat(10_000)); // ~390 KiB
+  writeFileSync(at("windowed.txt"), "a longer file, read through the window\n".repeat(10_000)); // ~390 KiB
+  writeFileSync(at("bin/chunked.bin"), noise(4 * 1024 * 1024 + 100, 9));
   for (let i = 0; i < SMALL_FILES; i++) {
     const body = i % 7 === 0 ? noise(100 + i, i) : Buffer.from(`file ${i}\n${"text ".repeat(i % 50)}\n`);
     writeFileSync(at(`many/${i % 2 ? "x" : "y"}/f${i}.txt`), body);
@@ -101,7 +103,7 @@ describe("import with worker threads", () => {
     const main = await importWith("0");
     const pooled = await importWith("2");
     const one = await importWith("1");
-    expect(main.files).toBe(SMALL_FILES + 9);
+    expect(main.files).toBe(SMALL_FILES + 10);
     expect(pooled.files).toBe(main.files);
     expect(pooled.root).toBe(main.root);
     expect(one.root).toBe(main.root);
@@ -119,7 +121,7 @@ describe("import with worker threads", () => {
     const r = spawnSync(process.execPath, [MAIN, "ws", "import", "t", src.dir], { env, encoding: "utf8" });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain(`imported ${SMALL_FILES + 9} files`);
+    expect(r.stdout).toContain(`imported ${SMALL_FILES + 10} files`);
     const viaCli = await stored(home);
     const main = await importWith("0");
     expect(viaCli.root).toBe(main.root);
