@@ -15,6 +15,7 @@ import type {
   EventFollower,
   EventRecord,
   HeadMove,
+  NewBlob,
   OverlayRow,
   Store,
   TemplateRecord,
@@ -82,7 +83,7 @@ class CheckedStore implements Store {
 
   // --- objects -------------------------------------------------------------------------------
 
-  putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+  putBlobs(blobs: ReadonlyArray<NewBlob>): Promise<void> {
     return this.call((d) => (blobs.length === 0 ? Promise.resolve() : d.putBlobs(blobs)));
   }
 

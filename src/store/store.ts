@@ -88,6 +88,18 @@ export interface WorkspaceDump {
  * Tokens (tokens.ts) and approvals (approvals.ts) are part of every Store, so all `afs serve`
  * processes share them, and a request asked on one machine is answered from any.
  */
+/** A blob to store. */
+export interface NewBlob {
+  hash: Hash;
+  data: Uint8Array;
+  /**
+   * What blob-codec's `encode(data)` gives, when it was computed already (an import's worker
+   * threads deflate off the main thread): a store that keeps encoded values writes it as is.
+   * Only for data up to `chunkBytes`; larger data is chunked and each chunk encoded by the store.
+   */
+  stored?: Uint8Array;
+}
+
 export interface Store extends TokenStore, ApprovalStore {
   readonly url: string;
   close(): Promise<void>;
@@ -97,7 +109,7 @@ export interface Store extends TokenStore, ApprovalStore {
   // chunks (chunking.ts), each stored once, so no value is unbounded and ranges read only their chunks.
   /** Blobs up to this many bytes are one value; larger ones are chunked. */
   readonly chunkBytes: number;
-  putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void>;
+  putBlobs(blobs: ReadonlyArray<NewBlob>): Promise<void>;
   /** Hashes and stores a stream in one pass, holding at most two chunks in memory. */
   putBlobStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ hash: Hash; size: number }>;
   /** A whole blob; QUOTA_EXCEEDED above MAX_WHOLE_BLOB_BYTES (512 MiB): read those in ranges or streams. */

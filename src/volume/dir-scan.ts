@@ -1,7 +1,7 @@
 // Which entries of a directory on disk are workspace content: .gitignore and .afsignore apply at
 // every level, version-control internals and afs's own in-flight temp files never count.
 // Import, record, export --force and the directory watcher all read a directory through here.
-import type { Stats } from "node:fs";
+import { lstatSync, type Stats } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
@@ -80,14 +80,27 @@ export async function scopesInside(
   return found ? [...parent, { base: dirRel, rules }] : [...parent];
 }
 
+/** An lstat that says null where the promised one's catch would: gone, or unreadable. */
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The content entries of one directory, sorted by name, and the scopes in force inside it. A
- * directory that vanished lists as empty (the caller sees its parent change anyway).
+ * directory that vanished lists as empty (the caller sees its parent change anyway). `syncStat`:
+ * lstat on this thread, for a caller that walks a whole tree (an import): from the page cache a
+ * call costs ~3 µs, a thread-pool round trip and its promise ~3x that in CPU (200k files: 0.7 s
+ * against 2.1 s), though a cold disk no longer overlaps one directory's calls.
  */
 export async function listDir(
   dirAbs: string,
   dirRel: string,
   parent: readonly IgnoreScope[],
+  syncStat = false,
 ): Promise<{ entries: DiskEntry[]; scopes: IgnoreScope[] }> {
   let names: string[];
   try {
@@ -100,7 +113,9 @@ export async function listDir(
   const scopes = await scopesInside(dirAbs, dirRel, parent, names);
   const kept = names.filter((n) => !isSkippedName(n)).sort();
   // One directory's lstat calls run together: per-file round trips dominate large trees.
-  const stats = await Promise.all(kept.map((name) => lstat(join(dirAbs, name)).catch(() => null)));
+  const stats = syncStat
+    ? kept.map((name) => lstatOrNull(join(dirAbs, name)))
+    : await Promise.all(kept.map((name) => lstat(join(dirAbs, name)).catch(() => null)));
   const entries: DiskEntry[] = [];
   for (const [i, name] of kept.entries()) {
     const st = stats[i];

@@ -1,7 +1,9 @@
 // Importing a directory (honouring .gitignore and .afsignore) as a tree, streamed: the walk lists
 // one directory at a time, a bounded window of files is read, hashed and stored in batched
 // transactions, and each directory's tree is written as soon as its last child is done. Memory
-// follows the window and the directories open along the walk, never the number of files.
+// follows the window and the directories open along the walk, never the number of files. Files
+// up to a chunk are read, hashed and deflated in batches on worker threads (import-pool.ts), so
+// the main thread only walks and stores; AFS_IMPORT_WORKERS=0 does it all here, as before.
 import { readFileSync } from "node:fs";
 import { lstat, readFile, readlink } from "node:fs/promises";
 import { DIR_MODE, type Entry } from "../core/entry.js";
@@ -12,6 +14,8 @@ import type { Store } from "../store/store.js";
 import { type DiskEntry, type IgnoreScope, listDir } from "../volume/dir-scan.js";
 import { storeFile } from "./blob-file.js";
 import { ByteBudget, fileError, forFile } from "./byte-budget.js";
+import { type EncodedBatch, encodeFiles, failureError, fileOf } from "./import-batch.js";
+import { ImportPool, importWorkersFrom } from "./import-pool.js";
 import { encodeTree } from "./tree.js";
 
 /** Bytes done so far, and the total: known in advance by an export, the bytes found so far by an import (a streamed walk). */
@@ -31,6 +35,15 @@ const BYTES_IN_FLIGHT = 64 * 1024 * 1024;
  * which is most of an import of small files. Larger files go through the window of async reads.
  */
 const SYNC_READ_BYTES = 256 * 1024;
+/**
+ * Small files per batch for the worker threads: enough that a message's cost (~50 µs) is noise
+ * beside reading, hashing and deflating them, few enough that every worker gets work early.
+ */
+const BATCH_FILES = 256;
+/** File bytes per batch for the worker threads, so a batch of larger files stays small in memory. */
+const BATCH_READ_BYTES = 4 * 1024 * 1024;
+/** Batches handed to each worker at once: one being worked on, one waiting, so it never idles. */
+const BATCHES_PER_WORKER = 2;
 /** Default for AFS_MAX_FILE_BYTES: files above it are skipped (or refused with strict). */
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 ** 3;
 
@@ -69,7 +82,7 @@ interface OpenDir {
   pending: number;
 }
 
-type Obj = { hash: Hash; data: Uint8Array };
+type Obj = { hash: Hash; data: Uint8Array; stored?: Uint8Array };
 
 /**
  * Objects on their way to the store, written a batch at a time in order: a batch's blobs before
@@ -148,6 +161,7 @@ export async function importTree(
 ): Promise<{ root: Hash; files: number; bytes: number; skipped: SkippedFile[] }> {
   const { onProgress, strict = false } = options;
   const maxFileBytes = options.maxFileBytes ?? maxFileBytesFrom(env);
+  const workers = importWorkersFrom(env);
   try {
     const st = await lstat(root);
     if (!st.isDirectory()) throw new AfsError("INVALID_ARGUMENT", `${root} is not a directory`);
@@ -230,6 +244,59 @@ export async function importTree(
     running.add(job);
   };
 
+  // Small files for the worker threads, a batch at a time. The pool starts with the first full
+  // batch: an import of a few files is done before threads would have started.
+  let pool: ImportPool | null = null;
+  let batch: { item: DiskEntry; dir: OpenDir; held: number }[] = [];
+  let batchBytes = 0;
+  const batchSlots = new ByteBudget(Math.max(1, workers) * BATCHES_PER_WORKER);
+
+  /** Puts each file of a batch back where it belongs: its directory's entries, and the writer. */
+  const deliver = (items: typeof batch, encoded: EncodedBatch): void => {
+    for (const [i, { item, dir, held }] of items.entries()) {
+      const file = fileOf(encoded, i);
+      if ("message" in file) {
+        budget.give(held);
+        failure ??= fileError(item.rel, failureError(file));
+        continue;
+      }
+      const { hash, data, stored } = file;
+      dir.entries.set(item.name, { kind: "file", mode: item.mode, mtime: item.mtime, hash, size: data.length });
+      out.blob({ hash, data, stored }, held);
+      progress(data.length);
+      settle(dir);
+    }
+  };
+
+  /** Sends the batch gathered so far to a worker (the last, partial one of a small import: read here). */
+  const sendBatch = async (last = false): Promise<void> => {
+    const items = batch;
+    if (items.length === 0) return;
+    batch = [];
+    batchBytes = 0;
+    const paths = items.map((b) => b.item.abs);
+    if (!pool && last) {
+      deliver(items, encodeFiles(paths));
+      return;
+    }
+    pool ??= new ImportPool(workers);
+    await batchSlots.take(1);
+    const job = pool
+      .run(paths)
+      .then(
+        (encoded) => deliver(items, encoded),
+        (e: unknown) => {
+          for (const b of items) budget.give(b.held);
+          failure ??= e;
+        },
+      )
+      .finally(() => {
+        batchSlots.give(1);
+        running.delete(job);
+      });
+    running.add(job);
+  };
+
   const tooBig = (item: DiskEntry): boolean => {
     if (item.kind !== "file" || item.size <= maxFileBytes) return false;
     const reason = `${item.size} bytes is over the ${maxFileBytes}-byte cap (AFS_MAX_FILE_BYTES)`;
@@ -247,7 +314,7 @@ export async function importTree(
   // Depth first, one listing per directory on the path from the root: children are dispatched in
   // order, subdirectories walked as they come, and a directory closes once all of them settle.
   const walk = async (abs: string, rel: string, scopes: readonly IgnoreScope[], dir: OpenDir): Promise<void> => {
-    const listed = await listDir(abs, rel, scopes);
+    const listed = await listDir(abs, rel, scopes, true);
     for (const item of listed.entries) {
       if (failure || out.failure) return;
       if (item.kind === "dir") {
@@ -260,6 +327,20 @@ export async function importTree(
       if (item.kind === "file") {
         files++;
         found += item.size;
+      }
+      // With workers, every file stored whole (up to a chunk) is read and deflated on one of them.
+      if (item.kind === "file" && item.size <= store.chunkBytes && workers > 0) {
+        const held = Math.max(item.size, 1);
+        if (!budget.tryTake(held)) {
+          // What the batch holds comes back only once it is sent.
+          await sendBatch();
+          await budget.take(held);
+        }
+        dir.pending++;
+        batch.push({ item, dir, held });
+        batchBytes += item.size;
+        if (batch.length >= BATCH_FILES || batchBytes >= BATCH_READ_BYTES) await sendBatch();
+        continue;
       }
       if (item.kind === "file" && item.size <= SYNC_READ_BYTES) {
         const held = Math.max(item.size, 1);
@@ -287,9 +368,11 @@ export async function importTree(
     const top: OpenDir = { name: "", mtime: 0, parent: null, entries: new Map(), pending: 1 };
     try {
       await walk(root, "", [], top);
+      if (!failure && !out.failure) await sendBatch(true);
     } finally {
       // Nothing may still be reading when the import returns or fails.
       await Promise.all(running);
+      await (pool as ImportPool | null)?.close();
     }
     if (failure) throw failure;
     await out.drain();

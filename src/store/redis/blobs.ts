@@ -8,6 +8,7 @@ import type { Hash } from "../../core/hash.js";
 import { encode } from "../blob-codec.js";
 import { type BlobMeta, type BlobPort, ChunkedBlobReader } from "../chunked-blobs.js";
 import { badLayout, CHUNK_BYTES, type ChunkRef, chunksOf, storeStream, toBuffer } from "../chunking.js";
+import type { NewBlob } from "../store.js";
 import { arr, batched, buf, num, type RedisLink, str } from "./client.js";
 import type { Keys, ObjectKind } from "./keys.js";
 import { DELETE_OBJECT, LINK_BLOB, PUT_OBJECT, TOUCH_CHUNK } from "./scripts.js";
@@ -38,7 +39,7 @@ export class RedisBlobs {
   // --- writing -------------------------------------------------------------------------------
 
   /** Stores objects that are not there yet; a tree or a blob up to chunkBytes is one value. */
-  async put(kind: ObjectKind, objects: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+  async put(kind: ObjectKind, objects: ReadonlyArray<NewBlob>): Promise<void> {
     const distinct = [...new Map(objects.map((o) => [o.hash, o])).values()];
     if (distinct.length === 0) return;
     // The index first: an entry whose object never arrived is skipped by readers, while an object
@@ -50,11 +51,11 @@ export class RedisBlobs {
         kind,
         distinct.map((o) => o.hash),
       ),
-      batched(distinct, async ({ hash, data }) => {
+      batched(distinct, async ({ hash, data, stored }) => {
         const bytes = toBuffer(data);
         if (kind === "blob" && bytes.byteLength > this.chunkBytes) return this.putChunkedWhole(hash, bytes);
-        const stored = kind === "blob" ? encode(bytes) : bytes;
-        await this.link.run(PUT_OBJECT, [this.keys.object(kind, hash)], [String(bytes.byteLength), now, stored]);
+        const value = kind !== "blob" ? bytes : stored ? toBuffer(stored) : encode(bytes);
+        await this.link.run(PUT_OBJECT, [this.keys.object(kind, hash)], [String(bytes.byteLength), now, value]);
       }),
     ]);
   }

@@ -15,6 +15,7 @@ import type {
   EventFollower,
   EventRecord,
   HeadMove,
+  NewBlob,
   OverlayRow,
   TemplateRecord,
   WorkspaceDump,
@@ -124,7 +125,7 @@ export class RedisStore implements StoreDriver {
 
   // --- objects -------------------------------------------------------------------------------
 
-  putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+  putBlobs(blobs: ReadonlyArray<NewBlob>): Promise<void> {
     return this.blobs.put("blob", blobs);
   }
 

@@ -9,6 +9,7 @@ import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
 import { type BlobMeta, type BlobPort, ChunkedBlobReader } from "../chunked-blobs.js";
 import { CHUNK_BYTES, type ChunkRef, chunksOf, storeStream, toBuffer } from "../chunking.js";
+import type { NewBlob } from "../store.js";
 
 /** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
 export const CHUNKS_MIGRATION = `
@@ -84,7 +85,7 @@ export class SqliteBlobs {
   /** Reads go through the one chunked-blob reader (chunked-blobs.ts) over this store's port. */
   readonly read: ChunkedBlobReader<BlobMeta>;
   private readonly st: ReturnType<typeof prepare>;
-  private readonly putTx: Database.Transaction<(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => void>;
+  private readonly putTx: Database.Transaction<(blobs: ReadonlyArray<NewBlob>) => void>;
   private readonly linkTx: Database.Transaction<(hash: Hash, size: number, chunks: readonly ChunkRef[]) => void>;
   private readonly sweepTx: Database.Transaction<(createdBefore: number) => { deleted: number; bytes: number }>;
 
@@ -95,10 +96,15 @@ export class SqliteBlobs {
     const st = prepare(db);
     this.st = st;
     this.read = new ChunkedBlobReader(sqlitePort(st, guard));
-    this.putTx = db.transaction((blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>) => {
+    this.putTx = db.transaction((blobs: ReadonlyArray<NewBlob>) => {
       const now = Date.now();
-      for (const { hash, data } of blobs) {
+      for (const { hash, data, stored } of blobs) {
         const buf = toBuffer(data);
+        // Encoded already: no deflate to spare, so no lookup first (the insert ignores a blob present).
+        if (stored && buf.byteLength <= this.chunkBytes) {
+          st.putBlob.run(hash, buf.byteLength, now, toBuffer(stored));
+          continue;
+        }
         if (st.meta.get(hash)) continue;
         if (buf.byteLength <= this.chunkBytes) {
           st.putBlob.run(hash, buf.byteLength, now, encode(buf));
@@ -135,7 +141,7 @@ export class SqliteBlobs {
     });
   }
 
-  put(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): void {
+  put(blobs: ReadonlyArray<NewBlob>): void {
     if (blobs.length > 0) this.guard(() => this.putTx.immediate(blobs));
   }
 

@@ -20,6 +20,7 @@ import type {
   EventInput,
   EventRecord,
   HeadMove,
+  NewBlob,
   OverlayRow,
   TemplateRecord,
   WorkspaceDump,
@@ -189,7 +190,7 @@ export class SqliteStore implements StoreDriver {
 
   // --- objects -------------------------------------------------------------------------------
 
-  async putBlobs(blobs: ReadonlyArray<{ hash: Hash; data: Uint8Array }>): Promise<void> {
+  async putBlobs(blobs: ReadonlyArray<NewBlob>): Promise<void> {
     this.blobs.put(blobs);
   }
 
