@@ -1,6 +1,9 @@
-// Preloaded into a CLI process (node --import) so a test can read its peak RSS from stderr.
+// Preloaded into a CLI process (node --import) so a test can read its peak RSS (and its CPU time,
+// user + system, all threads) from stderr.
 import { writeSync } from "node:fs";
 
 process.on("exit", () => {
-  writeSync(2, `\nAFS_MAX_RSS_KB=${process.resourceUsage().maxRSS}\n`);
+  const usage = process.resourceUsage();
+  const cpuMs = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000);
+  writeSync(2, `\nAFS_MAX_RSS_KB=${usage.maxRSS}\nAFS_CPU_MS=${cpuMs}\n`);
 });
