@@ -1,0 +1,110 @@
+// The main thread's side of the index builder's worker thread (index-worker.ts): sends it batches
+// of blobs to read and make rows of, and hands back each batch's rows in the order sent, so the
+// main thread spends its time on FTS5's inserts while the second core reads, inflates and
+// tokenizes. The builder bounds how many batches are in flight (memory).
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { AfsError, type ErrorCode } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
+import type { Env } from "../core/settings.js";
+import type { TextRow } from "../store/search/text-rows.js";
+import type { Store } from "../store/store.js";
+import type { RowsReply, RowsRequest, WorkerSetup } from "./index-worker.js";
+
+interface Waiting {
+  resolve: (rows: TextRow[]) => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * The worker's script: tsc's output beside this module (dist/workspace), the same from the CLI's
+ * bundle (dist/cli/afs-*.cjs, whose import.meta.url is the bundle's), or, under tsx (tests,
+ * benches), the TypeScript source, loaded by a line of script that registers tsx in the worker
+ * first (Node 20 runs no --import hooks for a worker's own entry). Null when none is found.
+ */
+function workerScript(): { script: URL | string; eval?: boolean } | null {
+  for (const relative of ["./index-worker.js", "../workspace/index-worker.js"]) {
+    const url = new URL(relative, import.meta.url);
+    if (existsSync(url)) return { script: url };
+  }
+  const source = new URL("./index-worker.ts", import.meta.url);
+  if (!existsSync(source)) return null;
+  let tsx: string;
+  try {
+    // tsx's ES entry of its API, as its exports name it (require.resolve would give the CommonJS one).
+    const pkg = createRequire(import.meta.url).resolve("tsx/package.json");
+    const exports = JSON.parse(readFileSync(pkg, "utf8")).exports["./esm/api"].import.default as string;
+    tsx = new URL(exports, pathToFileURL(pkg)).href;
+  } catch {
+    return null;
+  }
+  const load = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(source.href)}); })`;
+  return { script: load, eval: true };
+}
+
+export class RowsWorker {
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 0;
+  private failed: Error | undefined;
+  private readonly exited: Promise<void>;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on("message", (reply: RowsReply) => {
+      const waiting = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if ("error" in reply) {
+        const { code, message, details } = reply.error;
+        waiting?.reject(new AfsError(code as ErrorCode, message, details));
+      } else waiting?.resolve(reply.rows);
+    });
+    worker.on("error", (e) => this.fail(new AfsError("INTERNAL", `the index builder's worker failed: ${e.message}`)));
+    this.exited = new Promise((resolve) => {
+      worker.once("exit", () => {
+        this.fail(new AfsError("INTERNAL", "the index builder's worker ended before its work was done"));
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * A worker for a builder over `store`, or null when the rows are better made in process: a store
+   * that is not a SQLite file (a Redis store's reads wait on the network, and its URL as shown holds
+   * no password), AFS_INDEX_WORKERS=0, or no worker script found.
+   */
+  static open(store: Store, maxIndexBytes: number, env: Env = {}): RowsWorker | null {
+    if (env.AFS_INDEX_WORKERS === "0" || !store.url.startsWith("sqlite:")) return null;
+    const script = workerScript();
+    if (!script) return null;
+    const workerData: WorkerSetup = { path: store.url.slice("sqlite:".length), maxIndexBytes };
+    return new RowsWorker(new Worker(script.script, { workerData, eval: script.eval === true }));
+  }
+
+  /** The rows of these blobs (sizes by hash, from the tree), made by the worker. */
+  rows(hashes: Hash[], sizes: ReadonlyMap<Hash, number>): Promise<TextRow[]> {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    const request: RowsRequest = { id, hashes, sizes: hashes.map((h) => sizes.get(h)) };
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage(request);
+    });
+  }
+
+  /**
+   * Ends the worker and waits for it to exit: at once when batches are still unanswered (the
+   * builder stopped or failed, and will not write them), else once it has closed its store.
+   */
+  async close(): Promise<void> {
+    if (this.waiting.size > 0) await this.worker.terminate();
+    else this.worker.postMessage("close");
+    await this.exited;
+  }
+
+  private fail(e: Error): void {
+    this.failed ??= e;
+    for (const w of this.waiting.values()) w.reject(e);
+    this.waiting.clear();
+  }
+}
