@@ -68,16 +68,34 @@ export class RowsWorker {
     });
   }
 
+  /** Workers started by this process (tests see that a build used one). */
+  static started = 0;
+
   /**
-   * A worker for a builder over `store`, or null when the rows are better made in process: a store
-   * that is not a SQLite file (a Redis store's reads wait on the network, and its URL as shown holds
-   * no password), AFS_INDEX_WORKERS=0, or no worker script found.
+   * A worker for a builder over `store`, or null when the rows are made in process: a store that is
+   * not a SQLite file (a Redis store's reads wait on the network, and its URL as shown holds no
+   * password), or AFS_INDEX_WORKERS=0. Unset, a worker is used when its script is found;
+   * AFS_INDEX_WORKERS=1 requires it.
    */
   static open(store: Store, maxIndexBytes: number, env: Env = {}): RowsWorker | null {
-    if (env.AFS_INDEX_WORKERS === "0" || !store.url.startsWith("sqlite:")) return null;
+    const setting = env.AFS_INDEX_WORKERS;
+    if (setting !== undefined && setting !== "0" && setting !== "1") {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        `AFS_INDEX_WORKERS is ${JSON.stringify(setting)}; set it to 0 (index in the main thread) or 1 (in a worker thread)`,
+      );
+    }
+    if (setting === "0" || !store.url.startsWith("sqlite:")) return null;
     const script = workerScript();
-    if (!script) return null;
+    if (!script) {
+      if (setting !== "1") return null;
+      throw new AfsError(
+        "INTERNAL",
+        "AFS_INDEX_WORKERS=1 but the index builder's worker script (workspace/index-worker.js) is not installed beside afs; reinstall afs, or set AFS_INDEX_WORKERS=0",
+      );
+    }
     const workerData: WorkerSetup = { path: store.url.slice("sqlite:".length), maxIndexBytes };
+    RowsWorker.started++;
     return new RowsWorker(new Worker(script.script, { workerData, eval: script.eval === true }));
   }
 

@@ -41,12 +41,13 @@ if (port) {
   };
   const answer = async (message: RowsRequest): Promise<void> => {
     try {
+      const packer = new Packer();
       const rows: TextRow[] = [];
       for (const [i, hash] of message.hashes.entries()) {
         const pending = await readPending(store, hash, message.sizes[i], setup.maxIndexBytes);
-        rows.push(textRow(pending, rowHead(pending, setup.maxIndexBytes)));
+        rows.push(packer.take(textRow(pending, rowHead(pending, setup.maxIndexBytes))));
       }
-      const buffer = pack(rows);
+      const buffer = packer.finish(rows);
       port.postMessage({ id: message.id, rows } satisfies RowsReply, [buffer]);
     } catch (e) {
       const error =
@@ -58,35 +59,61 @@ if (port) {
   };
 }
 
+/** Where a row's bytes went in the batch's buffer: [offset, length] pairs, doc first. */
+type Spans = number[];
+
 /**
- * Moves every row's bytes (its document as latin1, its filters) into one new buffer, each row's
- * fields becoming views of it, so the batch is transferred, not copied, and the main thread binds
- * the documents as they are (FTS5 reads a blob value as its text).
+ * Copies each row's bytes (its document as latin1, its filters) into one growing buffer as the row
+ * is made (its document is a scratch view until the next), then makes every row's fields views of
+ * that buffer, so the batch is transferred, not copied, and the main thread binds the documents as
+ * they are (FTS5 reads a blob value as its text). No string per document is made here.
  */
-function pack(rows: TextRow[]): ArrayBuffer {
-  let total = 0;
-  for (const r of rows) {
-    total += r.doc.length + (r.blooms?.byteLength ?? 0) + (r.lines?.byteLength ?? 0);
-    for (const b of r.bands ?? []) total += b.byteLength;
+class Packer {
+  private bytes = Buffer.allocUnsafeSlow(1 << 20);
+  private at = 0;
+  private readonly spans = new WeakMap<TextRow, Spans>();
+
+  take(row: TextRow): TextRow {
+    const spans: Spans = [];
+    this.put(row.doc, spans);
+    if (row.blooms) this.put(row.blooms, spans);
+    if (row.lines) this.put(row.lines, spans);
+    for (const b of row.bands ?? []) this.put(b, spans);
+    this.spans.set(row, spans);
+    return row;
   }
-  const buffer = new ArrayBuffer(total);
-  const bytes = Buffer.from(buffer);
-  let at = 0;
-  const put = (part: Uint8Array): Uint8Array => {
-    bytes.set(part, at);
-    at += part.byteLength;
-    return new Uint8Array(buffer, at - part.byteLength, part.byteLength);
-  };
-  for (const r of rows) {
-    if (typeof r.doc === "string") {
-      // Tokens are [0-9a-z] and spaces: one byte a unit.
-      const n = bytes.write(r.doc, at, "latin1");
-      r.doc = new Uint8Array(buffer, at, n);
-      at += n;
-    } else r.doc = put(r.doc);
-    if (r.blooms) r.blooms = put(r.blooms);
-    if (r.lines) r.lines = put(r.lines);
-    if (r.bands) r.bands = r.bands.map(put);
+
+  /** The buffer, with the rows' fields pointed into it. */
+  finish(rows: readonly TextRow[]): ArrayBuffer {
+    // Grown by doubling: a buffer mostly empty is cut to size (a copy) rather than held.
+    const buffer = this.at < this.bytes.length * 0.75 ? this.bytes.buffer.slice(0, this.at) : this.bytes.buffer;
+    for (const row of rows) {
+      const spans = this.spans.get(row) as Spans;
+      let k = 0;
+      const view = (): Uint8Array => {
+        const v = new Uint8Array(buffer, spans[k] as number, spans[k + 1] as number);
+        k += 2;
+        return v;
+      };
+      row.doc = view();
+      if (row.blooms) row.blooms = view();
+      if (row.lines) row.lines = view();
+      if (row.bands) row.bands = row.bands.map(view);
+    }
+    return buffer;
   }
-  return buffer;
+
+  private put(part: string | Uint8Array, spans: Spans): void {
+    const length = typeof part === "string" ? part.length : part.byteLength;
+    if (this.at + length > this.bytes.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.bytes.length, this.at + length));
+      this.bytes.copy(grown, 0, 0, this.at);
+      this.bytes = grown;
+    }
+    // A document string's tokens are [0-9a-z] and spaces: one byte a unit.
+    if (typeof part === "string") this.bytes.write(part, this.at, "latin1");
+    else this.bytes.set(part, this.at);
+    spans.push(this.at, length);
+    this.at += length;
+  }
 }

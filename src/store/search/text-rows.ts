@@ -9,7 +9,7 @@ import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
 import { decodeText } from "../../core/text.js";
 import { bandsOf, TRANSPOSE_MIN_BLOCKS } from "../../search/block-filters.js";
 import { blockBounds, blockLines } from "../../search/text-blocks.js";
-import { asciiTrigramDocument, blockedTrigramDocument, trigramDocument } from "../../search/trigrams.js";
+import { asciiTrigramBytes, blockedTrigramDocument, trigramDocument } from "../../search/trigrams.js";
 import type { Store } from "../store.js";
 
 export enum State {
@@ -43,7 +43,7 @@ export interface TextRow {
   state: State;
   size: number;
   blocks: number;
-  /** The distinct trigram tokens, space-separated (as a string or its latin1 bytes); empty for none. */
+  /** The distinct trigram tokens, space-separated (as a string or its latin1 bytes); empty for none. FTS5 reads bytes bound as a blob as the same text. */
   doc: string | Uint8Array;
   /** A text of 2 to TRANSPOSE_MIN_BLOCKS - 1 blocks: its block filters, as stored. */
   blooms?: Uint8Array;
@@ -93,7 +93,11 @@ export function rowHead(pending: Pending, maxIndexBytes: number): RowHead {
   return { state, blocks, bounds };
 }
 
-/** A pending blob's row whole: its head and what is indexed of it (nothing but the row for a non-text). */
+/**
+ * A pending blob's row whole: its head and what is indexed of it (nothing but the row for a
+ * non-text). An all-ASCII text's document is bytes in a scratch buffer (asciiTrigramBytes), valid
+ * until the next row is made: it is written or copied at once.
+ */
 export function textRow(pending: Pending, head: RowHead): TextRow {
   const { hash, data, size, text } = pending;
   const row: TextRow = { hash, state: head.state, size, blocks: head.blocks, doc: "" };
@@ -106,7 +110,7 @@ export function textRow(pending: Pending, head: RowHead): TextRow {
     if (blocks >= TRANSPOSE_MIN_BLOCKS) {
       row.bands = bandsOf(blooms, blocks).map((bits) => new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
     } else row.blooms = blooms;
-  } else row.doc = text === true ? asciiTrigramDocument(data) : trigramDocument(text);
+  } else row.doc = text === true ? asciiTrigramBytes(data) : trigramDocument(text);
   return row;
 }
 
