@@ -7,9 +7,8 @@
 import type { Hash } from "../core/hash.js";
 import type { Env } from "../core/settings.js";
 import { MAX_TREES, type SqliteTextIndex, type TreeFile } from "../store/search/text-index-sqlite.js";
-import type { TextRow } from "../store/search/text-rows.js";
 import type { Engine } from "./engine/engine.js";
-import { RowsWorker } from "./index-rows-worker.js";
+import { type Rows, RowsWorker } from "./index-rows-worker.js";
 import { TreeReader } from "./tree.js";
 
 /**
@@ -48,7 +47,7 @@ interface FileEntry {
 
 /** A batch the worker thread is making rows of: written, in order, once they come. */
 interface Sent {
-  rows: Promise<TextRow[]>;
+  rows: Promise<Rows>;
   hashes: readonly Hash[];
   /** Files walked when it was sent (the progress it reports once written). */
   files: number;
@@ -100,7 +99,9 @@ export async function buildContentIndex(
     const sending = new Set<Hash>();
     const writeOldest = async (): Promise<void> => {
       const oldest = sent.shift() as Sent;
-      const built = index.insertRows(await oldest.rows);
+      const rows = await oldest.rows;
+      const built = index.insertRows(rows.rows);
+      worker?.recycle(rows);
       for (const h of oldest.hashes) sending.delete(h);
       result.indexed += built.indexed;
       result.bytes += built.bytes;

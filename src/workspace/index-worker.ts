@@ -22,8 +22,13 @@ export interface RowsRequest {
   sizes: (number | undefined)[];
 }
 
+/** A batch's buffer handed back once its rows are written, to pack a later batch into. */
+export interface Recycle {
+  recycle: ArrayBuffer;
+}
+
 export type RowsReply =
-  | { id: number; rows: TextRow[] }
+  | { id: number; rows: TextRow[]; buffer: ArrayBuffer }
   | { id: number; error: { code: string; message: string; details: Record<string, unknown> } };
 
 const port = parentPort;
@@ -32,7 +37,14 @@ if (port) {
   const store = checkedStore(SqliteStore.open(setup.path, { readonly: true }));
   // One batch at a time, in the order sent (a reply's place in the main thread's queue).
   let queue = Promise.resolve();
-  port.on("message", (message: RowsRequest | "close") => {
+  // Buffers the main thread is done with: the batches' bytes go round, not left to the GC (a
+  // transferred buffer is freed only when the main thread next collects, which it seldom does).
+  const free: ArrayBuffer[] = [];
+  port.on("message", (message: RowsRequest | Recycle | "close") => {
+    if (typeof message === "object" && "recycle" in message) {
+      if (free.length < 2) free.push(message.recycle);
+      return;
+    }
     queue = queue.then(() => (message === "close" ? close() : answer(message)));
   });
   const close = async (): Promise<void> => {
@@ -41,14 +53,14 @@ if (port) {
   };
   const answer = async (message: RowsRequest): Promise<void> => {
     try {
-      const packer = new Packer();
+      const packer = new Packer(free.pop());
       const rows: TextRow[] = [];
       for (const [i, hash] of message.hashes.entries()) {
         const pending = await readPending(store, hash, message.sizes[i], setup.maxIndexBytes);
         rows.push(packer.take(textRow(pending, rowHead(pending, setup.maxIndexBytes))));
       }
       const buffer = packer.finish(rows);
-      port.postMessage({ id: message.id, rows } satisfies RowsReply, [buffer]);
+      port.postMessage({ id: message.id, rows, buffer } satisfies RowsReply, [buffer]);
     } catch (e) {
       const error =
         e instanceof AfsError
@@ -69,8 +81,16 @@ type Spans = number[];
  * they are (FTS5 reads a blob value as its text). No string per document is made here.
  */
 class Packer {
-  private bytes = Buffer.allocUnsafeSlow(1 << 20);
+  /** The last batch's size: batches are alike, so most are packed with no regrowth (a copy, and twice the memory meanwhile). */
+  private static last = 1 << 20;
+  private bytes: Buffer;
   private at = 0;
+
+  /** Packs into `reuse` when it is as large as the last batch. */
+  constructor(reuse?: ArrayBuffer) {
+    const want = Packer.last + (Packer.last >>> 3);
+    this.bytes = reuse && reuse.byteLength >= want ? Buffer.from(reuse) : Buffer.allocUnsafeSlow(want);
+  }
   private readonly spans = new WeakMap<TextRow, Spans>();
 
   take(row: TextRow): TextRow {
@@ -85,8 +105,9 @@ class Packer {
 
   /** The buffer, with the rows' fields pointed into it. */
   finish(rows: readonly TextRow[]): ArrayBuffer {
-    // Grown by doubling: a buffer mostly empty is cut to size (a copy) rather than held.
-    const buffer = this.at < this.bytes.length * 0.75 ? this.bytes.buffer.slice(0, this.at) : this.bytes.buffer;
+    Packer.last = Math.max(Packer.last, this.at);
+    // Its own, never shared: allocUnsafeSlow, or a buffer handed back.
+    const buffer = this.bytes.buffer as ArrayBuffer;
     for (const row of rows) {
       const spans = this.spans.get(row) as Spans;
       let k = 0;
@@ -106,7 +127,7 @@ class Packer {
   private put(part: string | Uint8Array, spans: Spans): void {
     const length = typeof part === "string" ? part.length : part.byteLength;
     if (this.at + length > this.bytes.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.bytes.length, this.at + length));
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length + (this.bytes.length >>> 1), this.at + length));
       this.bytes.copy(grown, 0, 0, this.at);
       this.bytes = grown;
     }
