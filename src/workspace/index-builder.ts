@@ -20,10 +20,12 @@ const BATCH_FILES = 20_000;
 /** Tree entries kept decoded between the counting pass and the indexing pass. */
 const TREE_CACHE_ENTRIES = 50_000;
 /**
- * Batches sent to the worker thread and not yet written: one it works on while the main thread
- * writes another. Each holds its rows (~1.5x its text) until written, so this bounds the memory.
+ * Batches sent to the worker thread and not yet written: one it works on and one queued, so it
+ * never waits for the main thread. Each holds its rows (~1.5x its text) until written, so this
+ * bounds the memory. With this many out, the main thread makes the next batch's rows itself rather
+ * than wait (making rows costs more than writing them: alone, the worker would be the bottleneck).
  */
-const IN_FLIGHT = 2;
+const WORKER_QUEUE = 2;
 
 export interface BackgroundBuild {
   files: number;
@@ -51,6 +53,8 @@ interface Sent {
   hashes: readonly Hash[];
   /** Files walked when it was sent (the progress it reports once written). */
   files: number;
+  /** Its rows have come. */
+  ready: boolean;
 }
 
 /**
@@ -64,7 +68,7 @@ export async function buildContentIndex(
   pid: number,
   onProgress?: (done: number, total: number, indexed: number) => void,
   stop?: AbortSignal,
-  options: { workers?: boolean } = {},
+  options: { workers?: boolean; batchBytes?: number } = {},
 ): Promise<BackgroundBuild | null> {
   const index = engine.search.text;
   if (!index.claimBuilder(pid)) return null;
@@ -87,11 +91,20 @@ export async function buildContentIndex(
     const add = (hash: Hash, size: number): boolean => {
       if (!batch.has(hash)) batchBytes += size;
       batch.set(hash, size);
-      return batchBytes >= BATCH_BYTES || batch.size >= BATCH_FILES;
+      return batchBytes >= (options.batchBytes ?? BATCH_BYTES) || batch.size >= BATCH_FILES;
     };
-    const progress = (done: number): void => {
-      index.reportBuilder(pid, { done, total, indexed: result.indexed });
-      onProgress?.(done, total, result.indexed);
+    // Batches are written out of order (a worker's after one made here): progress never goes back.
+    let reported = 0;
+    const progress = (files: number): void => {
+      reported = Math.max(reported, files);
+      index.reportBuilder(pid, { done: reported, total, indexed: result.indexed });
+      onProgress?.(reported, total, result.indexed);
+    };
+    const buildHere = async (hashes: Iterable<Hash>): Promise<void> => {
+      const built = await index.build(hashes, { keep: false, sizes: batch });
+      result.indexed += built.indexed;
+      result.bytes += built.bytes;
+      progress(result.files);
     };
     // With a worker: batches sent and not yet written, oldest first, and the hashes in them (a
     // content met again in a later batch before the first is written is not sent twice).
@@ -109,21 +122,23 @@ export async function buildContentIndex(
     };
     const flush = async (last = false): Promise<void> => {
       if (worker) {
+        while (sent[0]?.ready) await writeOldest();
         const hashes = index.missing(batch.keys()).filter((h) => !sending.has(h));
-        if (hashes.length > 0) {
-          const rows = worker.rows(hashes, batch);
+        if (hashes.length > 0 && sent.length < WORKER_QUEUE) {
+          const job: Sent = { rows: worker.rows(hashes, batch), hashes, files: result.files, ready: false };
           // Awaited when its turn comes; a failure meanwhile must not count as unhandled.
-          rows.catch(() => {});
+          job.rows.then(
+            () => {
+              job.ready = true;
+            },
+            () => {},
+          );
           for (const h of hashes) sending.add(h);
-          sent.push({ rows, hashes, files: result.files });
-        } else if (sent.length === 0) progress(result.files);
-        while (sent.length >= (last ? 1 : IN_FLIGHT)) await writeOldest();
-      } else {
-        const built = await index.build(batch.keys(), { keep: false, sizes: batch });
-        result.indexed += built.indexed;
-        result.bytes += built.bytes;
-        progress(result.files);
-      }
+          sent.push(job);
+        } else if (hashes.length > 0) await buildHere(hashes);
+        else progress(result.files);
+        if (last) while (sent.length > 0) await writeOldest();
+      } else await buildHere(batch.keys());
       batch = new Map();
       batchBytes = 0;
       // A SQLite store answers without I/O waits, so the loop would be one chain of microtasks:

@@ -11,6 +11,8 @@ import type { Hash } from "../../src/core/hash.js";
 import { grep } from "../../src/ops/index.js";
 import { BANDS } from "../../src/search/block-filters.js";
 import { Afs } from "../../src/workspace/afs.js";
+import { internalsOf } from "../../src/workspace/engine/internals.js";
+import { buildContentIndex } from "../../src/workspace/index-builder.js";
 import { RowsWorker } from "../../src/workspace/index-rows-worker.js";
 import { cli, ensureBuilt } from "../cli/run.js";
 import { indexesOf } from "../helpers/search-indexes.js";
@@ -125,6 +127,29 @@ describe("the content index builder's worker thread", () => {
         expect(await grep(volume, args, indexesOf(inWorker.afs)), pattern).toEqual(await grep(volume, args));
       }
     }
+  });
+
+  it("builds the same index in many small batches, shared between the worker and the main thread", async () => {
+    // Batches of 4 KiB: dozens, more than the worker's queue holds, so the main thread makes some
+    // itself, and batches are written out of order.
+    const built: Record<string, unknown>[] = [];
+    for (const workers of [true, false]) {
+      const { afs, dir } = await home({});
+      const engine = { store: internalsOf(afs).store, search: { text: afs.indexes.text } };
+      const progress: number[] = [];
+      const result = await buildContentIndex(
+        engine as unknown as Parameters<typeof buildContentIndex>[0],
+        process.pid,
+        (done) => progress.push(done),
+        undefined,
+        { workers, batchBytes: 4096 },
+      );
+      expect(result?.indexed).toBeGreaterThan(120);
+      expect(progress.length).toBeGreaterThan(10);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      built.push(contents(dir));
+    }
+    expect(built[0]).toEqual(built[1]);
   });
 
   it("fails on a corrupt blob with the store's error, as in the main thread, and leaves no claim", async () => {
