@@ -1,7 +1,8 @@
 // The main thread's side of the index builder's worker thread (index-worker.ts): sends it batches
 // of blobs to read and make rows of, and hands back each batch's rows in the order sent, so the
 // main thread spends its time on FTS5's inserts while the second core reads, inflates and
-// tokenizes. The builder bounds how many batches are in flight (memory).
+// tokenizes. The builder (index-builder.ts) bounds how many batches are out (memory), and makes
+// a batch's rows itself rather than wait for the worker.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
