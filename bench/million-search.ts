@@ -32,6 +32,8 @@ interface Run {
   ms: number;
   /** Peak RSS in bytes (NaN when it could not be read). */
   rss: number;
+  /** CPU time, user + system over all threads, in ms (NaN when it could not be read). */
+  cpu: number;
   stdout: string;
 }
 
@@ -50,7 +52,7 @@ function timed(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv 
   const ms = performance.now() - start;
   if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   const kb = /BENCH_MAX_RSS_KB=(\d+)/.exec(r.stderr.toString())?.[1];
-  return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, stdout: r.stdout.toString() };
+  return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, cpu: Number.NaN, stdout: r.stdout.toString() };
 }
 
 /** An afs CLI process (resident afs off, no builder of its own), with its peak RSS from the probe. */
@@ -68,7 +70,8 @@ function afs(home: string, args: string[], cwd: string): Run {
   const ms = performance.now() - start;
   if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   const kb = /AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr.toString())?.[1];
-  return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, stdout: r.stdout.toString() };
+  const cpu = Number(/AFS_CPU_MS=(\d+)/.exec(r.stderr.toString())?.[1] ?? Number.NaN);
+  return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, cpu, stdout: r.stdout.toString() };
 }
 
 /** Drops the maps of contents to paths from the home's index file (the search then lists the tree). */
@@ -226,7 +229,9 @@ function emitFigures(r: TreeFigures): void {
     files: r.files,
     import_ms: round(r.import.ms),
     import_rss_mb: Math.round(r.import.rss / 1e6),
+    import_cpu_ms: round(r.import.cpu),
     build_ms: round(r.build.ms),
+    build_cpu_ms: round(r.build.cpu),
     build_rss_mb: Math.round(r.build.rss / 1e6),
     build_over_import: Math.round((r.build.ms / r.import.ms) * 100) / 100,
     rare_warm_ms: round(r.rareWarm),
@@ -293,8 +298,8 @@ async function main(): Promise<void> {
     results.map((r) => [
       r.tree,
       r.files,
-      `${s(r.import.ms)}, ${mb(r.import.rss)}`,
-      `${s(r.build.ms)}, ${mb(r.build.rss)}`,
+      `${s(r.import.ms)} (CPU ${s(r.import.cpu)}), ${mb(r.import.rss)}`,
+      `${s(r.build.ms)} (CPU ${s(r.build.cpu)}), ${mb(r.build.rss)}`,
       `${fmtMs(r.rareWarm)} ms`,
       `${fmtMs(r.rareServer.ms)} ms, peak ${mb(r.rareServer.peakRss)}`,
       `${fmtMs(r.rareCold.ms)} ms, ${mb(r.rareCold.rss)}`,

@@ -125,7 +125,15 @@ function putAsciiToken(out: Buffer, n: number, key: number): number {
  * the same tokens in the same order, with no decode. Same scratch table, same rules.
  */
 export function asciiTrigramDocument(bytes: Uint8Array): string {
-  if (bytes.length < 3) return "";
+  return asciiTrigramBytes(bytes).toString("latin1");
+}
+
+/**
+ * asciiTrigramDocument as its latin1 bytes, no string made: a view of a scratch buffer, valid until
+ * the next document is made (the index binds it at once, or the builder's worker copies it).
+ */
+export function asciiTrigramBytes(bytes: Uint8Array): Buffer {
+  if (bytes.length < 3) return EMPTY_DOCUMENT;
   const serial = nextSerial();
   const seenIn = seenScratch();
   const out = documentBuffer(bytes.length);
@@ -142,8 +150,10 @@ export function asciiTrigramDocument(bytes: Uint8Array): string {
     a = b;
     b = c;
   }
-  return out.toString("latin1", 0, n - 1);
+  return n > 0 ? out.subarray(0, n - 1) : EMPTY_DOCUMENT;
 }
+
+const EMPTY_DOCUMENT = Buffer.alloc(0);
 
 /**
  * Bits in the Bloom filter of one block's trigrams: 2 KiB per 16 KiB block, an eighth of the text.

@@ -1,13 +1,11 @@
 // Worker threads for an import: reading, hashing and deflating small files is most of an import's
 // CPU, so it runs beside the main thread's walk and store transactions instead of between them.
 // Batches of paths go to the least busy worker; each comes back as one transferred buffer.
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { AfsError } from "../core/errors.js";
 import type { Env } from "../core/settings.js";
+import { startWorker, type WorkerScript, workerScript } from "../core/worker-script.js";
 import type { EncodedBatch } from "./import-batch.js";
 import type { BatchRequest } from "./import-worker.js";
 
@@ -36,25 +34,10 @@ export function importWorkersFrom(env: Env): number {
  */
 const YOUNG_GENERATION_MB = 2;
 
-/** How to start a worker: a script's URL, or (running from sources) code that loads one. */
-export type WorkerScript = { url: URL } | { code: string };
-
-/** The worker's script: tsc's output in dist/, or the TypeScript source loaded through tsx. */
-export function workerScript(): WorkerScript {
-  // Beside this module in dist/workspace; "../workspace/" from the CLI's bundle in dist/cli.
-  for (const rel of ["./import-worker.js", "../workspace/import-worker.js"]) {
-    const url = new URL(rel, import.meta.url);
-    if (existsSync(url)) return { url };
-  }
-  // Running from src/ (tests, tsx): Node 20 does not apply tsx's hooks to a worker's own script
-  // (given `--import tsx`, it still refuses ".ts"), so the worker imports it through tsx's API.
-  const ts = new URL("./import-worker.ts", import.meta.url);
-  if (existsSync(ts)) {
-    // The ES build of tsx's API (a require() resolves the CommonJS one, which fails in a worker).
-    const api = new URL("./esm/api/index.mjs", pathToFileURL(createRequire(import.meta.url).resolve("tsx"))).href;
-    const code = `import(${JSON.stringify(api)}).then((t) => t.tsImport(${JSON.stringify(ts.href)}, ${JSON.stringify(ts.href)}));`;
-    return { code };
-  }
+/** The worker's script; INTERNAL when it is not installed. */
+export function importWorkerScript(): WorkerScript {
+  const script = workerScript("workspace", "import-worker", import.meta.url);
+  if (script) return script;
   throw new AfsError(
     "INTERNAL",
     `the import's worker script is missing next to ${import.meta.url}; reinstall afs, or set AFS_IMPORT_WORKERS=0`,
@@ -74,11 +57,9 @@ export class ImportPool {
   private failure: AfsError | null = null;
   private closing = false;
 
-  constructor(size: number, script: WorkerScript = workerScript()) {
+  constructor(size: number, script: WorkerScript = importWorkerScript()) {
     for (let i = 0; i < size; i++) {
-      const limits = { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
-      const worker =
-        "url" in script ? new Worker(script.url, limits) : new Worker(script.code, { eval: true, ...limits });
+      const worker = startWorker(script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       const slot: Slot = { worker, busy: 0, owed: new Map() };
       worker.on("message", ({ id, batch }: { id: number; batch: EncodedBatch }) => {
         const waiter = slot.owed.get(id);

@@ -5,8 +5,10 @@
 // lists nothing. Resumable: a builder stopped midway leaves what it indexed, and the next one skips
 // that (the index is keyed by content hash); a map it left half-written is never used.
 import type { Hash } from "../core/hash.js";
+import type { Env } from "../core/settings.js";
 import { MAX_TREES, type SqliteTextIndex, type TreeFile } from "../store/search/text-index-sqlite.js";
 import type { Engine } from "./engine/engine.js";
+import { type Rows, RowsWorker } from "./index-rows-worker.js";
 import { TreeReader } from "./tree.js";
 
 /**
@@ -17,6 +19,13 @@ const BATCH_BYTES = 16 * 1024 * 1024;
 const BATCH_FILES = 20_000;
 /** Tree entries kept decoded between the counting pass and the indexing pass. */
 const TREE_CACHE_ENTRIES = 50_000;
+/**
+ * Batches sent to the worker thread and not yet written: one it works on and one queued, so it
+ * never waits for the main thread. Each holds its rows (~1.5x its text) until written, so this
+ * bounds the memory. With this many out, the main thread makes the next batch's rows itself rather
+ * than wait (making rows costs more than writing them: alone, the worker would be the bottleneck).
+ */
+const WORKER_QUEUE = 2;
 
 export interface BackgroundBuild {
   files: number;
@@ -38,21 +47,36 @@ interface FileEntry {
   size: number;
 }
 
+/** A batch the worker thread is making rows of: written, in order, once they come. */
+interface Sent {
+  rows: Promise<Rows>;
+  hashes: readonly Hash[];
+  /** Files walked when it was sent (the progress it reports once written). */
+  files: number;
+  /** Its rows have come. */
+  ready: boolean;
+}
+
 /**
  * Builds the content index for every workspace as process `pid`; null when another live builder
- * holds the place (it is doing this already).
+ * holds the place (it is doing this already). Over a SQLite store, a worker thread reads the blobs
+ * and makes their rows while this thread writes them (AFS_INDEX_WORKERS=0 in the engine's
+ * settings, or `workers: false`, makes them here).
  */
 export async function buildContentIndex(
-  engine: Pick<Engine, "store" | "search">,
+  engine: Pick<Engine, "store" | "search"> & { settings?: { env: Env } },
   pid: number,
   onProgress?: (done: number, total: number, indexed: number) => void,
   stop?: AbortSignal,
+  options: { workers?: boolean; batchBytes?: number } = {},
 ): Promise<BackgroundBuild | null> {
   const index = engine.search.text;
   if (!index.claimBuilder(pid)) return null;
   const start = performance.now();
   const trees = new TreeReader(engine.store, TREE_CACHE_ENTRIES);
   const result: BackgroundBuild = { files: 0, indexed: 0, bytes: 0, mapped: 0, ms: 0 };
+  const worker =
+    options.workers === false ? null : RowsWorker.open(engine.store, index.maxIndexBytes, engine.settings?.env);
   try {
     const roots = await headRoots(engine.store);
     // A first pass counts the files, so progress has a total; subtrees met twice count once.
@@ -67,16 +91,56 @@ export async function buildContentIndex(
     const add = (hash: Hash, size: number): boolean => {
       if (!batch.has(hash)) batchBytes += size;
       batch.set(hash, size);
-      return batchBytes >= BATCH_BYTES || batch.size >= BATCH_FILES;
+      return batchBytes >= (options.batchBytes ?? BATCH_BYTES) || batch.size >= BATCH_FILES;
     };
-    const flush = async (): Promise<void> => {
-      const built = await index.build(batch.keys(), { keep: false, sizes: batch });
+    // Batches are written out of order (a worker's after one made here): progress never goes back.
+    let reported = 0;
+    const progress = (files: number): void => {
+      reported = Math.max(reported, files);
+      index.reportBuilder(pid, { done: reported, total, indexed: result.indexed });
+      onProgress?.(reported, total, result.indexed);
+    };
+    const buildHere = async (hashes: Iterable<Hash>): Promise<void> => {
+      const built = await index.build(hashes, { keep: false, sizes: batch });
       result.indexed += built.indexed;
       result.bytes += built.bytes;
+      progress(result.files);
+    };
+    // With a worker: batches sent and not yet written, oldest first, and the hashes in them (a
+    // content met again in a later batch before the first is written is not sent twice).
+    const sent: Sent[] = [];
+    const sending = new Set<Hash>();
+    const writeOldest = async (): Promise<void> => {
+      const oldest = sent.shift() as Sent;
+      const rows = await oldest.rows;
+      const built = index.insertRows(rows.rows);
+      worker?.recycle(rows);
+      for (const h of oldest.hashes) sending.delete(h);
+      result.indexed += built.indexed;
+      result.bytes += built.bytes;
+      progress(oldest.files);
+    };
+    const flush = async (last = false): Promise<void> => {
+      if (worker) {
+        while (sent[0]?.ready) await writeOldest();
+        const hashes = index.missing(batch.keys()).filter((h) => !sending.has(h));
+        if (hashes.length > 0 && sent.length < WORKER_QUEUE) {
+          const job: Sent = { rows: worker.rows(hashes, batch), hashes, files: result.files, ready: false };
+          // Awaited when its turn comes; a failure meanwhile must not count as unhandled.
+          job.rows.then(
+            () => {
+              job.ready = true;
+            },
+            () => {},
+          );
+          for (const h of hashes) sending.add(h);
+          sent.push(job);
+        } else if (hashes.length > 0) await buildHere(hashes);
+        else progress(result.files);
+        if (last) while (sent.length > 0) await writeOldest();
+      } else await buildHere(batch.keys());
       batch = new Map();
       batchBytes = 0;
-      index.reportBuilder(pid, { done: result.files, total, indexed: result.indexed });
-      onProgress?.(result.files, total, result.indexed);
       // A SQLite store answers without I/O waits, so the loop would be one chain of microtasks:
       // a turn of the event loop per batch lets a signal (or another request) in.
       await new Promise((resolve) => setImmediate(resolve));
@@ -93,13 +157,15 @@ export async function buildContentIndex(
         if (row.entry?.kind === "file" && add(row.entry.hash, row.entry.size)) await flush();
       }
     }
-    await flush();
+    await flush(true);
     // Every head's contents are indexed now: write each head tree's map of contents to paths, so
     // the first search of it answers by lookups (the first to list a 1M-file tree took 21 s, 1 GB).
     result.mapped = await writeMaps(index, trees, roots, stop);
     result.ms = Math.round(performance.now() - start);
     return result;
   } finally {
+    // Batches not written yet (stopped, or failed) are dropped: each write is one transaction.
+    await worker?.close();
     index.releaseBuilder(pid);
   }
 }

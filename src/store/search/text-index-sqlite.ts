@@ -3,21 +3,12 @@
 // text of several blocks (search/text-blocks.ts) a Bloom filter of each block's trigrams. Blobs are
 // indexed lazily, in batches, the first time a search has them in scope.
 
-import { isAscii } from "node:buffer";
 import { AfsError } from "../../core/errors.js";
 import { EMPTY_SHA256, type Hash, sha256 } from "../../core/hash.js";
 import { WeightedLru } from "../../core/lru.js";
 import { DEFAULT_TEXT_CACHE_BYTES } from "../../core/settings.js";
 import { decodeText } from "../../core/text.js";
-import {
-  BANDS,
-  BlockFilters,
-  bandsOf,
-  type ProbeTree,
-  queryProbes,
-  TRANSPOSE_MIN_BLOCKS,
-} from "../../search/block-filters.js";
-import { blockBounds, blockLines } from "../../search/text-blocks.js";
+import { BANDS, BlockFilters, type ProbeTree, queryProbes, TRANSPOSE_MIN_BLOCKS } from "../../search/block-filters.js";
 import { TextCache } from "../../search/text-cache.js";
 import type {
   BlockRun,
@@ -29,16 +20,11 @@ import type {
   TextIndexStatus,
 } from "../../search/text-index.js";
 import { literalTokens } from "../../search/trigram-token.js";
-import { asciiTrigramDocument, BLOOM_BYTES, blockedTrigramDocument, trigramDocument } from "../../search/trigrams.js";
+import { BLOOM_BYTES } from "../../search/trigrams.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 import { prepareTextIndex, TEXT_INDEX_SCHEMA, type TextIndexStatements } from "./text-index-tables.js";
-
-enum State {
-  Text = 0,
-  Binary = 1,
-  Large = 2,
-}
+import { type Pending, type RowHead, readPending, rowHead, State, type TextRow, textRow } from "./text-rows.js";
 
 interface Known {
   id: number;
@@ -95,8 +81,6 @@ const EMPTY = new Uint8Array(0);
 /** Bytes of text per indexing transaction: bounds memory, and lets progress move. */
 const BATCH_BYTES = 16 * 1024 * 1024;
 const LOOKUP_CHUNK = 500;
-/** How much of a blob decodeText looks at for a NUL, the mark of binary content. */
-const BINARY_SNIFF_BYTES = 8192;
 /**
  * Rows kept in memory by hash before they are all forgotten. Twice the largest tree a process is
  * meant to search warm (1M files): at exactly the tree's size, one new content forgot every row and
@@ -128,14 +112,6 @@ interface Span {
   line: number;
 }
 
-/** A blob read for indexing: its bytes (only the first few for one too large to index) and its size. */
-interface Pending {
-  hash: Hash;
-  data: Buffer;
-  size: number;
-  text: string | true | null;
-}
-
 const sameBlocks = (a: readonly number[], b: readonly number[]): boolean =>
   a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
 
@@ -159,7 +135,8 @@ export class SqliteTextIndex implements TextIndex {
   /** Texts searches asked for in blocks more than once, to be read whole in the background (see runs). */
   private readonly toWarm = new Set<Hash>();
   private warming: Promise<void> | undefined;
-  private readonly maxIndexBytes: number;
+  /** Blobs larger than this are not indexed (see SqliteTextIndexOptions). */
+  readonly maxIndexBytes: number;
   private readonly syncLimit: number;
   private readonly onBacklog: ((missing: number) => void) | undefined;
   private readonly statements: () => TextIndexStatements;
@@ -814,19 +791,9 @@ export class SqliteTextIndex implements TextIndex {
       batchBytes = 0;
     };
     for (const hash of missing) {
-      // A blob is classified by its first bytes before it is read whole: a binary one (a NUL up
-      // front) or one too large to index (it may be GiBs) is never inflated whole. Binaries are most
-      // of a real tree's bytes (70% of node_modules), which a first search read whole only to skip.
-      const size = hash === EMPTY_SHA256 ? 0 : (options.sizes?.get(hash) ?? (await this.store.blobSize(hash)) ?? 0);
-      const head =
-        size > BINARY_SNIFF_BYTES
-          ? ((await this.store.readBlobRange(hash, 0, BINARY_SNIFF_BYTES)) ?? Buffer.alloc(0))
-          : null;
-      const skip = size > this.maxIndexBytes || head?.includes(0) === true;
-      const data = skip && head ? head : await this.blob(hash);
-      const text = skip ? null : asText(data);
-      batch.push({ hash, data, size, text });
-      batchBytes += data.length;
+      const pending = await readPending(this.store, hash, options.sizes?.get(hash), this.maxIndexBytes);
+      batch.push(pending);
+      batchBytes += pending.data.length;
       if (batchBytes >= BATCH_BYTES) flush();
     }
     if (batch.length > 0) flush();
@@ -848,42 +815,70 @@ export class SqliteTextIndex implements TextIndex {
     this.st.db
       .transaction(() => {
         for (const pending of batch) {
-          const { hash, data, size, text } = pending;
-          // A large blob with a NUL up front is binary to grep (decodeText's rule), so no search reads it again.
-          const large = size > this.maxIndexBytes && !data.subarray(0, BINARY_SNIFF_BYTES).includes(0);
-          const state = text !== null ? State.Text : large ? State.Large : State.Binary;
-          const bounds = text !== null ? blockBounds(data.length, (from) => data.indexOf(10, from)) : [];
-          const blocks = bounds.length > 2 ? bounds.length - 1 : 1;
-          const inserted = this.st.insertBlob.run(hash, state, size, blocks);
-          if (inserted.changes === 0) {
-            this.fetchOne(hash);
-            continue;
-          }
-          const id = Number(inserted.lastInsertRowid);
-          if (text !== null && bounds.length > 2) {
-            const { doc, blooms } = blockedTrigramDocument(data, bounds);
-            const lines = new Uint8Array(blockLines(data, bounds).buffer);
-            if (doc !== "") this.st.insertGrams.run(id, doc);
-            if (blocks >= TRANSPOSE_MIN_BLOCKS) {
-              this.st.insertBlooms.run(id, EMPTY, lines);
-              bandsOf(blooms, blocks).forEach((bits, j) => {
-                this.st.insertBand.run(id * BANDS + j, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
-              });
-            } else this.st.insertBlooms.run(id, blooms, lines);
-          } else if (text !== null) {
-            const doc = text === true ? asciiTrigramDocument(data) : trigramDocument(text);
-            if (doc !== "") this.st.insertGrams.run(id, doc);
-          }
-          if (keep) this.known.set(hash, { id, state, blocks });
-          result.indexed++;
-          result.bytes += size;
-          if (state !== State.Text) result.skipped++;
+          const head = rowHead(pending, this.maxIndexBytes);
+          this.insertRow(pending, head, result, keep, () => textRow(pending, head));
         }
       })
       .immediate();
     // The texts just indexed are what the search is about to verify.
     if (keep)
       for (const { hash, data, text } of batch) if (text !== null) this.cache.set(hash, data.toString("latin1"));
+  }
+
+  /**
+   * The hashes of these not indexed yet (distinct), looked up and then forgotten, as a builder's
+   * batch is: what the builder hands to its worker thread (see insertRows).
+   */
+  missing(hashes: Iterable<Hash>): Hash[] {
+    this.checkGeneration();
+    const missing = this.lookup(this.unknown(hashes));
+    this.forget();
+    return missing;
+  }
+
+  /**
+   * Writes rows made elsewhere (textRow, in the builder's worker thread) in one transaction, as
+   * build() writes those it makes; a row another writer got to first is skipped. Nothing of them
+   * stays in memory.
+   */
+  insertRows(rows: readonly TextRow[]): TextIndexBuild {
+    const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
+    this.st.db
+      .transaction(() => {
+        for (const row of rows) this.insertRow(row, row, result, false, () => row);
+      })
+      .immediate();
+    return result;
+  }
+
+  /** One blob's row, then (unless another writer got there first) its document and filters from `made`. */
+  private insertRow(
+    blob: Pick<Pending, "hash" | "size">,
+    head: Pick<RowHead, "state" | "blocks">,
+    result: TextIndexBuild,
+    keep: boolean,
+    made: () => TextRow,
+  ): void {
+    const { hash, size } = blob;
+    const { state, blocks } = head;
+    const inserted = this.st.insertBlob.run(hash, state, size, blocks);
+    if (inserted.changes === 0) {
+      if (keep) this.fetchOne(hash);
+      return;
+    }
+    const id = Number(inserted.lastInsertRowid);
+    if (state === State.Text) {
+      const row = made();
+      if (row.doc.length > 0) this.st.insertGrams.run(id, row.doc);
+      if (row.lines) this.st.insertBlooms.run(id, row.blooms ?? EMPTY, row.lines);
+      row.bands?.forEach((bits, j) => {
+        this.st.insertBand.run(id * BANDS + j, bits);
+      });
+    }
+    if (keep) this.known.set(hash, { id, state, blocks });
+    result.indexed++;
+    result.bytes += size;
+    if (state !== State.Text) result.skipped++;
   }
 
   private async blob(hash: Hash): Promise<Buffer> {
@@ -903,15 +898,6 @@ function processAlive(pid: number): boolean {
     // EPERM: alive, another user's.
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-/**
- * What decodeText decides about a blob (null: binary), without decoding all-ASCII text, which is
- * valid UTF-8 as it stands (true): most source is, and the index reads it as bytes.
- */
-function asText(data: Buffer): string | true | null {
-  if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return null;
-  return isAscii(data) ? true : decodeText(data);
 }
 
 // Weighed by the stored filters' size (fixed, as the cache needs; transposed they hold at most ~1.5x that).

@@ -126,7 +126,7 @@ export function prepareTextIndex(db: Database.Database) {
     insertBlob: db.prepare<[string, number, number, number]>(
       "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
-    insertGrams: db.prepare<[number, string]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
+    insertGrams: db.prepare<[number, string | Uint8Array]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
     match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
     generation: db.prepare("SELECT value FROM text_meta WHERE key = 'generation'").pluck(),
     rows: db.prepare("SELECT id, hash FROM text_blobs"),

@@ -66,6 +66,11 @@ const SQLITE_ERRORS: ReadonlyArray<readonly [prefix: string, code: ErrorCode, ad
 export interface SqliteStoreOptions {
   /** How long a write waits for another connection's lock before failing with TIMEOUT. */
   busyTimeoutMs?: number;
+  /**
+   * A read-only connection to a store that exists (the index builder's worker thread reads blobs
+   * through one): no directory made, no WAL switch, no migration.
+   */
+  readonly?: boolean;
 }
 
 /** The SQLite primitives; openStore wraps them in the contract's checks (checked-store.ts). */
@@ -163,10 +168,14 @@ export class SqliteStore implements StoreDriver {
   /** Opens (creating if needed) the store file at `path`, migrating its schema to the newest version. */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const file = resolve(path);
-    makeDirectory(dirname(file), `the afs store ${file}`);
+    if (!options.readonly) makeDirectory(dirname(file), `the afs store ${file}`);
     let db: Database.Database | undefined;
     try {
       const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+      if (options.readonly) {
+        db = openDatabase(file, { timeout, readonly: true, fileMustExist: true });
+        return new SqliteStore(db, file);
+      }
       db = openDatabase(file, { timeout });
       useWal(db, timeout);
       // In WAL mode NORMAL only risks the last transactions on power loss, never on a process kill.

@@ -1,0 +1,115 @@
+// The main thread's side of the index builder's worker thread (index-worker.ts): sends it batches
+// of blobs to read and make rows of, and hands back each batch's rows in the order sent, so the
+// main thread spends its time on FTS5's inserts while the second core reads, inflates and
+// tokenizes. The builder (index-builder.ts) bounds how many batches are out (memory), and makes
+// a batch's rows itself rather than wait for the worker.
+import type { Worker } from "node:worker_threads";
+import { AfsError, type ErrorCode } from "../core/errors.js";
+import type { Hash } from "../core/hash.js";
+import type { Env } from "../core/settings.js";
+import { startWorker, workerScript } from "../core/worker-script.js";
+import type { TextRow } from "../store/search/text-rows.js";
+import type { Store } from "../store/store.js";
+import type { Recycle, RowsReply, RowsRequest, WorkerSetup } from "./index-worker.js";
+
+/** A batch's rows, all views of one buffer (handed back with recycle once they are written). */
+export interface Rows {
+  rows: TextRow[];
+  buffer: ArrayBuffer;
+}
+
+interface Waiting {
+  resolve: (rows: Rows) => void;
+  reject: (e: Error) => void;
+}
+
+export class RowsWorker {
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 0;
+  private failed: Error | undefined;
+  private readonly exited: Promise<void>;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on("message", (reply: RowsReply) => {
+      const waiting = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if ("error" in reply) {
+        const { code, message, details } = reply.error;
+        waiting?.reject(new AfsError(code as ErrorCode, message, details));
+      } else waiting?.resolve({ rows: reply.rows, buffer: reply.buffer });
+    });
+    worker.on("error", (e) => this.fail(new AfsError("INTERNAL", `the index builder's worker failed: ${e.message}`)));
+    this.exited = new Promise((resolve) => {
+      worker.once("exit", () => {
+        this.fail(new AfsError("INTERNAL", "the index builder's worker ended before its work was done"));
+        resolve();
+      });
+    });
+  }
+
+  /** Workers started by this process (tests see that a build used one). */
+  static started = 0;
+
+  /**
+   * A worker for a builder over `store`, or null when the rows are made in process: a store that is
+   * not a SQLite file (a Redis store's reads wait on the network, and its URL as shown holds no
+   * password), or AFS_INDEX_WORKERS=0. Unset, a worker is used when its script is found;
+   * AFS_INDEX_WORKERS=1 requires it.
+   */
+  static open(store: Store, maxIndexBytes: number, env: Env = {}): RowsWorker | null {
+    const setting = env.AFS_INDEX_WORKERS;
+    if (setting !== undefined && setting !== "0" && setting !== "1") {
+      throw new AfsError(
+        "INVALID_ARGUMENT",
+        `AFS_INDEX_WORKERS is ${JSON.stringify(setting)}; set it to 0 (index in the main thread) or 1 (in a worker thread)`,
+      );
+    }
+    if (setting === "0" || !store.url.startsWith("sqlite:")) return null;
+    const script = workerScript("workspace", "index-worker", import.meta.url);
+    if (!script) {
+      if (setting !== "1") return null;
+      throw new AfsError(
+        "INTERNAL",
+        "AFS_INDEX_WORKERS=1 but the index builder's worker script (workspace/index-worker.js) is not installed beside afs; reinstall afs, or set AFS_INDEX_WORKERS=0",
+      );
+    }
+    const workerData: WorkerSetup = { path: store.url.slice("sqlite:".length), maxIndexBytes };
+    RowsWorker.started++;
+    // A small young generation: the worker's garbage is each blob's short-lived bytes and strings,
+    // and the default's semispaces cost ~30 MB of peak memory (measured: 310 MB -> 280 MB at 50k files).
+    const resourceLimits = { maxYoungGenerationSizeMb: 8 };
+    return new RowsWorker(startWorker(script, { workerData, resourceLimits }));
+  }
+
+  /** The rows of these blobs (sizes by hash, from the tree), made by the worker. */
+  rows(hashes: Hash[], sizes: ReadonlyMap<Hash, number>): Promise<Rows> {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    const request: RowsRequest = { id, hashes, sizes: hashes.map((h) => sizes.get(h)) };
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage(request);
+    });
+  }
+
+  /** Hands a batch's buffer back once its rows are written (they are void from then on). */
+  recycle(rows: Rows): void {
+    if (!this.failed) this.worker.postMessage({ recycle: rows.buffer } satisfies Recycle, [rows.buffer]);
+  }
+
+  /**
+   * Ends the worker and waits for it to exit: at once when batches are still unanswered (the
+   * builder stopped or failed, and will not write them), else once it has closed its store.
+   */
+  async close(): Promise<void> {
+    if (this.waiting.size > 0) await this.worker.terminate();
+    else this.worker.postMessage("close");
+    await this.exited;
+  }
+
+  private fail(e: Error): void {
+    this.failed ??= e;
+    for (const w of this.waiting.values()) w.reject(e);
+    this.waiting.clear();
+  }
+}
