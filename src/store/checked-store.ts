@@ -24,7 +24,7 @@ import type {
 import type { TokenRecord } from "./tokens.js";
 
 /** What a store implements: the Store less what CheckedStore derives (a single range is one of several). */
-export type StoreDriver = Omit<Store, "readBlobRange">;
+export type StoreDriver = Omit<Store, "readBlobRange" | "eachSmallBlob"> & Partial<Pick<Store, "eachSmallBlob">>;
 
 const refuse = (message: string): Promise<never> => Promise.reject(new AfsError("INVALID_ARGUMENT", message));
 
@@ -92,6 +92,18 @@ class CheckedStore implements Store {
 
   getBlob(hash: Hash): Promise<Buffer | null> {
     return this.call((d) => d.getBlob(hash));
+  }
+
+  eachSmallBlob(hashes: readonly Hash[], max: number, visit: (hash: Hash, bytes: Buffer) => void): Promise<void> {
+    return this.call(async (d) => {
+      if (d.eachSmallBlob) return d.eachSmallBlob(hashes, max, visit);
+      for (const hash of hashes) {
+        const size = await d.blobSize(hash);
+        if (size === null || size > max) continue;
+        const data = await d.getBlob(hash);
+        if (data) visit(hash, data);
+      }
+    });
   }
 
   blobSize(hash: Hash): Promise<number | null> {
