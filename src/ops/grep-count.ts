@@ -5,12 +5,18 @@ import type { Hash } from "../core/hash.js";
 import { countable } from "../search/count-lines.js";
 import type { TextIndex } from "../search/text-index.js";
 
-/** Targets counted per call: a few hundred store queries' worth, a few MB of text. */
-const WINDOW = 4096;
+/**
+ * Targets counted per call: the first few, then twice as many each time up to the most, so a search
+ * with a small limit reads little and a long one hands the store large batches (each call is a
+ * point where the store's threads wait for each other).
+ */
+const FIRST_WINDOW = 512;
+const MAX_WINDOW = 16_384;
 
 export class WindowedCounts {
   private counts = new Map<Hash, number>();
   private end = 0;
+  private window = FIRST_WINDOW;
 
   private constructor(
     private readonly count: NonNullable<TextIndex["countLines"]>,
@@ -33,11 +39,12 @@ export class WindowedCounts {
     if (hash === undefined) return undefined;
     if (at >= this.end) {
       const window: Hash[] = [];
-      for (let i = at; i < Math.min(length, at + WINDOW); i++) {
+      for (let i = at; i < Math.min(length, at + this.window); i++) {
         const h = hashes(i);
         if (h !== undefined) window.push(h);
       }
-      this.end = at + WINDOW;
+      this.end = at + this.window;
+      this.window = Math.min(MAX_WINDOW, 2 * this.window);
       this.counts = await this.count(window, this.literal, this.max);
     }
     return this.counts.get(hash);

@@ -2,10 +2,14 @@
 // (TextIndex.countLines, Store.eachSmallBlob): the same answers as a line-by-line scan, in a new
 // process (nothing cached), over CRLF, a BOM, binary content, texts of several blocks and a literal
 // across a block boundary, with max_count, limit and cursors.
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { decodeText } from "../../src/core/text.js";
 import { type GrepArgs, type GrepResult, grep } from "../../src/ops/index.js";
+import { checkedStore } from "../../src/store/checked-store.js";
+import { BlobReaderPool } from "../../src/store/sqlite/blob-readers.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
 import { internalsOf } from "../../src/workspace/engine/internals.js";
@@ -181,4 +185,56 @@ describe("Store.eachSmallBlob", () => {
       await cleanup();
     }
   });
+});
+
+describe("Store.eachSmallBlob shared with a worker thread", () => {
+  it("gives the same blobs and bytes as the calling thread alone, and reports a corrupt value the same", async () => {
+    const { dir, cleanup } = await tempDir("afs-store-");
+    const file = `${dir}/afs.db`;
+    try {
+      const datas: Buffer[] = [];
+      for (let i = 0; i < 3000; i++) datas.push(Buffer.from(`file ${i} ${"text ".repeat(i % 400)}\n`));
+      datas.push(Buffer.from(blocks(5 * 1024 * 1024, "\n")));
+      const hashes = [...datas.map((d) => sha256(d)), sha256(Buffer.from("absent"))];
+      const read = async (parallelReads: boolean) => {
+        const store = checkedStore(SqliteStore.open(file, { parallelReads }));
+        try {
+          if (!parallelReads) await store.putBlobs(datas.map((data) => ({ hash: sha256(data), data })));
+          const seen = new Map<string, string>();
+          await store.eachSmallBlob(hashes, 8 * 1024 * 1024, (hash, bytes) => {
+            expect(seen.has(hash)).toBe(false);
+            seen.set(hash, sha256(bytes));
+          });
+          return seen;
+        } finally {
+          await store.close();
+        }
+      };
+      const alone = await read(false);
+      expect(alone.size).toBe(datas.length);
+      for (const [hash, digest] of alone) expect(digest).toBe(hash);
+      expect(await read(true)).toEqual(alone);
+      // The worker itself reads (a worker that failed to start would leave every batch to this thread).
+      const pool = new BlobReaderPool(file);
+      try {
+        const seen = new Map<string, string>();
+        const chunked = await pool.read(hashes, 8 * 1024 * 1024, (hash, bytes) => seen.set(hash, sha256(bytes)));
+        expect(chunked).toEqual([sha256(datas[3000] as Buffer)]);
+        expect(seen.size).toBe(3000);
+        for (const [hash, digest] of seen) expect(alone.get(hash)).toBe(digest);
+      } finally {
+        await pool.close();
+      }
+
+      // A value that does not inflate: IO_ERROR either way, never wrong bytes.
+      const db = new Database(file);
+      db.prepare("UPDATE blobs SET data = zeroblob(100) WHERE hash = ?").run(sha256(datas[2000] as Buffer));
+      db.close();
+      for (const parallelReads of [false, true]) {
+        await expect(read(parallelReads)).rejects.toMatchObject({ code: "IO_ERROR" });
+      }
+    } finally {
+      await cleanup();
+    }
+  }, 60_000);
 });

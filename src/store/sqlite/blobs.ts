@@ -6,10 +6,12 @@ import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import { AfsError } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
-import { decode, decodeReusing, encode } from "../blob-codec.js";
+import { decode, encode } from "../blob-codec.js";
 import { type BlobMeta, type BlobPort, ChunkedBlobReader } from "../chunked-blobs.js";
 import { CHUNK_BYTES, type ChunkRef, chunksOf, storeStream, toBuffer } from "../chunking.js";
 import { Inflater } from "../inflater.js";
+import { type BlobReaderPool, PARALLEL_MIN } from "./blob-readers.js";
+import { prepareSmall, readSmall, SMALL_BATCH } from "./small-blobs.js";
 
 /** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
 export const CHUNKS_MIGRATION = `
@@ -37,11 +39,7 @@ function prepare(db: Database.Database) {
       "SELECT size, length(data) AS stored, CASE WHEN size <= ? THEN data END AS data FROM blobs WHERE hash = ?",
     ),
     inline: db.prepare<[Hash], Buffer>("SELECT data FROM blobs WHERE hash = ?").pluck(),
-    // Many small blobs in one query, the hashes as a JSON array: a search reading thousands of
-    // texts spent half its read time on a statement per blob.
-    small: db.prepare<[string, number], { hash: Hash; size: number; data: Buffer }>(
-      "SELECT hash, size, data FROM blobs WHERE hash IN (SELECT value FROM json_each(?)) AND size <= ?",
-    ),
+    small: prepareSmall(db),
     putBlob: db.prepare<[Hash, number, number, Buffer]>(
       "INSERT OR IGNORE INTO blobs (hash, size, created_at, data) VALUES (?, ?, ?, ?)",
     ),
@@ -99,6 +97,8 @@ export class SqliteBlobs {
   constructor(
     db: Database.Database,
     private readonly guard: Guard,
+    /** A worker thread sharing large eachSmall calls; null: all in this thread. */
+    private readonly pool: BlobReaderPool | null = null,
   ) {
     const st = prepare(db);
     this.st = st;
@@ -157,17 +157,60 @@ export class SqliteBlobs {
     });
   }
 
-  /** Store.eachSmallBlob: the blobs read SMALL_BATCH to a query, inline ones inflated by one reused stream. */
+  /**
+   * Store.eachSmallBlob (small-blobs.ts). A large call is shared with the worker thread batch by
+   * batch: the worker is kept AHEAD batches ahead, and this thread reads one between looks at its
+   * answers, so each thread reads as much as it has time for (on a machine whose other core is
+   * busy, this one reads most) and the bytes in flight stay a few batches'. Chunked blobs are read
+   * as any other.
+   */
   async eachSmall(hashes: readonly Hash[], max: number, visit: (hash: Hash, bytes: Buffer) => void): Promise<void> {
-    for (let i = 0; i < hashes.length; i += SMALL_BATCH) {
-      const rows = this.guard(() => this.st.small.all(JSON.stringify(hashes.slice(i, i + SMALL_BATCH)), max));
-      for (const row of rows) {
-        // A chunked blob (an older layout can chunk a small one): read as any other.
-        if (row.data.byteLength === 0 && row.size > 0) {
-          const data = await this.read.get(row.hash);
-          if (data) visit(row.hash, data);
-        } else visit(row.hash, decodeReusing(row.data, row.size, `content ${row.hash}`, this.inflater));
+    const chunked: Hash[] = [];
+    const here = (batch: readonly Hash[]) =>
+      this.guard(() => readSmall(this.st.small, batch, max, this.inflater, visit, (h) => chunked.push(h)));
+    const pool = this.pool;
+    if (pool === null || hashes.length < PARALLEL_MIN) here(hashes);
+    else {
+      let next = 0;
+      const take = (): readonly Hash[] => hashes.slice(next, (next += SMALL_BATCH));
+      const pending = new Set<Promise<void>>();
+      let failure: { error: unknown } | undefined;
+      const feed = () => {
+        while (pending.size < AHEAD && next < hashes.length && pool.available) {
+          const batch = take();
+          const read: Promise<void> = pool
+            .read(batch, max, visit)
+            // No worker (it died): the batch is read here.
+            .then((theirs) => (theirs === null ? here(batch) : void chunked.push(...theirs)))
+            .catch((error: unknown) => {
+              failure ??= { error };
+            })
+            .finally(() => pending.delete(read));
+          pending.add(read);
+        }
+      };
+      while (next < hashes.length && failure === undefined) {
+        feed();
+        if (next >= hashes.length) break;
+        here(take());
+        // The worker's answers are taken (visited) here.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
+      while (pending.size > 0) await Promise.all([...pending]);
+      if (failure) throw failure.error;
+    }
+    await this.visitChunked(chunked, visit);
+  }
+
+  close(): Promise<void> {
+    return this.pool?.close() ?? Promise.resolve();
+  }
+
+  /** Blobs stored as chunks, each read whole (`eachSmall` and the worker leave them here). */
+  async visitChunked(hashes: readonly Hash[], visit: (hash: Hash, bytes: Buffer) => void): Promise<void> {
+    for (const hash of hashes) {
+      const data = await this.read.get(hash);
+      if (data) visit(hash, data);
     }
   }
 
@@ -216,8 +259,8 @@ export class SqliteBlobs {
 }
 
 const EMPTY = Buffer.alloc(0);
-/** Hashes per query in eachSmall: their values (a few KiB each) are held together. */
-const SMALL_BATCH = 256;
+/** Batches the worker thread is given ahead of its answers in eachSmall. */
+const AHEAD = 2;
 const isChunked = (meta: MetaRow): boolean => meta.size > 0 && meta.stored === 0;
 const toMeta = (row: MetaRow): BlobMeta => ({ size: row.size, chunked: isChunked(row) });
 

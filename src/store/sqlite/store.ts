@@ -36,6 +36,7 @@ import {
 } from "../store-errors.js";
 import type { TokenRecord } from "../tokens.js";
 import { approvalStatements } from "./approvals.js";
+import { BlobReaderPool, parallelByDefault } from "./blob-readers.js";
 import { SqliteBlobs } from "./blobs.js";
 import { openDatabase, Sqlite } from "./driver.js";
 import { sqliteRepackTargets } from "./repack.js";
@@ -65,6 +66,11 @@ const SQLITE_ERRORS: ReadonlyArray<readonly [prefix: string, code: ErrorCode, ad
 export interface SqliteStoreOptions {
   /** How long a write waits for another connection's lock before failing with TIMEOUT. */
   busyTimeoutMs?: number;
+  /**
+   * Whether eachSmallBlob shares large calls with a worker thread (blob-readers.ts). Default: when
+   * the machine has more than one core.
+   */
+  parallelReads?: boolean;
 }
 
 /** The SQLite primitives; openStore wraps them in the contract's checks (checked-store.ts). */
@@ -88,6 +94,7 @@ export class SqliteStore implements StoreDriver {
   private constructor(
     private readonly db: Database.Database,
     readonly path: string,
+    pool: BlobReaderPool | null,
   ) {
     this.url = `sqlite:${path}`;
     const st = prepare(db);
@@ -95,7 +102,7 @@ export class SqliteStore implements StoreDriver {
     this.tokens = tokenStatements(db);
     this.approvals = approvalStatements(db);
     this.templates = templateStatements(db);
-    this.blobs = new SqliteBlobs(db, (fn) => this.guard(fn));
+    this.blobs = new SqliteBlobs(db, (fn) => this.guard(fn), pool);
     this.chunkBytes = this.blobs.chunkBytes;
     const immediate = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
       const tx = db.transaction(fn);
@@ -172,7 +179,11 @@ export class SqliteStore implements StoreDriver {
       db.pragma("synchronous = NORMAL");
       db.pragma("foreign_keys = ON");
       migrate(db, file);
-      return new SqliteStore(db, file);
+      return new SqliteStore(
+        db,
+        file,
+        (options.parallelReads ?? parallelByDefault()) ? new BlobReaderPool(file) : null,
+      );
     } catch (e) {
       db?.close();
       if (e instanceof AfsError) throw e;
@@ -184,6 +195,7 @@ export class SqliteStore implements StoreDriver {
   }
 
   async close(): Promise<void> {
+    await this.blobs.close();
     if (this.db.open) this.db.close();
   }
 
