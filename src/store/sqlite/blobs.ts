@@ -172,7 +172,11 @@ export class SqliteBlobs {
     if (pool === null || hashes.length < PARALLEL_MIN) here(hashes);
     else {
       let next = 0;
-      const take = (): readonly Hash[] => hashes.slice(next, (next += SMALL_BATCH));
+      const take = (): readonly Hash[] => {
+        const batch = hashes.slice(next, next + SMALL_BATCH);
+        next += SMALL_BATCH;
+        return batch;
+      };
       const pending = new Set<Promise<void>>();
       let failure: { error: unknown } | undefined;
       const feed = () => {
