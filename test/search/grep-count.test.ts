@@ -12,7 +12,7 @@ import { BlobReaderPool } from "../../src/store/sqlite/blob-readers.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
-import { internalsOf } from "../../src/workspace/engine/internals.js";
+import { openRedis, openSqlite, redisFactory, STORE_NAMES, storeEnabled } from "../contract/stores.js";
 import { indexesOf } from "../helpers/search-indexes.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -154,38 +154,41 @@ describe("grep -c / -l of a plain literal, counted from bytes", () => {
   });
 });
 
-describe("Store.eachSmallBlob", () => {
-  it("gives every stored blob up to the size asked, as getBlob reads it, once", async () => {
-    const { dir, cleanup } = await tempDir("afs-home-");
-    const afs = await Afs.open({ home: dir, actor: "test" });
-    try {
-      const s = internalsOf(afs).store;
-      const datas = [
-        Buffer.alloc(0),
-        Buffer.from("tiny"),
-        Buffer.from("compressible text\n".repeat(500)),
-        Buffer.from(blocks(100_000, "\n")),
-        // Chunked (over 4 MiB).
-        Buffer.from(blocks(5 * 1024 * 1024, "\n")),
-      ];
-      await s.putBlobs(datas.map((data) => ({ hash: sha256(data), data })));
-      const hashes = [...datas.map((d) => sha256(d)), sha256(Buffer.from("not stored"))];
-      for (const max of [10, 64 * 1024, 8 * 1024 * 1024]) {
-        const seen = new Map<string, Buffer>();
-        await s.eachSmallBlob(hashes, max, (hash, bytes) => {
-          expect(seen.has(hash)).toBe(false);
-          seen.set(hash, Buffer.from(bytes));
-        });
-        const expected = datas.filter((d) => d.byteLength <= max);
-        expect([...seen.keys()].sort()).toEqual(expected.map((d) => sha256(d)).sort());
-        for (const d of expected) expect(seen.get(sha256(d))?.equals(d)).toBe(true);
+for (const storeName of STORE_NAMES) {
+  describe.runIf(storeEnabled(storeName))(`Store.eachSmallBlob on ${storeName}`, () => {
+    const redis = storeName === "redis" ? redisFactory().server : null;
+
+    it("gives every stored blob up to the size asked, as getBlob reads it, once", async () => {
+      const { dir, cleanup } = await tempDir("afs-store-");
+      const s = redis ? await openRedis(`${redis().url}?prefix=each${process.pid}`) : openSqlite(`${dir}/afs.db`);
+      try {
+        const datas = [
+          Buffer.alloc(0),
+          Buffer.from("tiny"),
+          Buffer.from("compressible text\n".repeat(500)),
+          Buffer.from(blocks(100_000, "\n")),
+          // Chunked (over 4 MiB).
+          Buffer.from(blocks(5 * 1024 * 1024, "\n")),
+        ];
+        await s.putBlobs(datas.map((data) => ({ hash: sha256(data), data })));
+        const hashes = [...datas.map((d) => sha256(d)), sha256(Buffer.from("not stored"))];
+        for (const max of [10, 64 * 1024, 8 * 1024 * 1024]) {
+          const seen = new Map<string, Buffer>();
+          await s.eachSmallBlob(hashes, max, (hash, bytes) => {
+            expect(seen.has(hash)).toBe(false);
+            seen.set(hash, Buffer.from(bytes));
+          });
+          const expected = datas.filter((d) => d.byteLength <= max);
+          expect([...seen.keys()].sort()).toEqual(expected.map((d) => sha256(d)).sort());
+          for (const d of expected) expect(seen.get(sha256(d))?.equals(d)).toBe(true);
+        }
+      } finally {
+        await s.close();
+        await cleanup();
       }
-    } finally {
-      await afs.close();
-      await cleanup();
-    }
+    });
   });
-});
+}
 
 describe("Store.eachSmallBlob shared with a worker thread", () => {
   it("gives the same blobs and bytes as the calling thread alone, and reports a corrupt value the same", async () => {
