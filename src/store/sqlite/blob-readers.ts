@@ -1,10 +1,14 @@
 // A second thread for Store.eachSmallBlob: a worker (blob-reader.ts) with its own read-only
 // connection reads and inflates a share of a large call's blobs while the calling thread reads the
-// rest, so `grep -c` of a common literal over 200k files uses both cores, as rg does. The worker
+// rest, so `grep -c` of a common literal over 200k files can use both cores, as rg does. The worker
 // starts on the first large call, is kept for the next, never keeps a process alive (unref'd
 // between calls) and ends with the store. Where it cannot start or fails, its share is read here.
+//
+// Off unless asked for (SqliteStoreOptions.parallelReads): on this project's shared 2-core machine
+// it never paid. A 200k-file count took 2.9-3.1 s with it against 2.4-2.8 s without (load average
+// ~2.4), ~30% longer at load 7, with ~10% more CPU (copies, messages) and ~45 MB more memory. It
+// needs a core that is really free; measure again on one before turning it on.
 import { existsSync } from "node:fs";
-import { availableParallelism, loadavg } from "node:os";
 import { Worker } from "node:worker_threads";
 import { AfsError, type ErrorCode } from "../../core/errors.js";
 import type { Hash } from "../../core/hash.js";
@@ -40,16 +44,6 @@ function workerSource(): { source: string | URL; eval: boolean } | null {
   const code = `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(ts.href)}); })`;
   return { source: code, eval: true };
 }
-
-/**
- * Whether a second thread can help: only with a core to spare. On a machine whose cores are busy
- * (load average 7 on 2 cores), sharing a 200k-file count made it ~30% slower and cost ~15% more
- * CPU (the copies and messages) and ~45 MB more memory; alone on 2 cores it reads in parallel.
- */
-export const parallelByDefault = (): boolean => {
-  const cores = availableParallelism();
-  return cores > 1 && (loadavg()[0] as number) <= cores - 1;
-};
 
 export class BlobReaderPool {
   /** undefined: not started yet; null: cannot run (then every call reads in the calling thread). */

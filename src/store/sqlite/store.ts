@@ -36,7 +36,7 @@ import {
 } from "../store-errors.js";
 import type { TokenRecord } from "../tokens.js";
 import { approvalStatements } from "./approvals.js";
-import { BlobReaderPool, parallelByDefault } from "./blob-readers.js";
+import { BlobReaderPool } from "./blob-readers.js";
 import { SqliteBlobs } from "./blobs.js";
 import { openDatabase, Sqlite } from "./driver.js";
 import { sqliteRepackTargets } from "./repack.js";
@@ -66,10 +66,7 @@ const SQLITE_ERRORS: ReadonlyArray<readonly [prefix: string, code: ErrorCode, ad
 export interface SqliteStoreOptions {
   /** How long a write waits for another connection's lock before failing with TIMEOUT. */
   busyTimeoutMs?: number;
-  /**
-   * Whether eachSmallBlob shares large calls with a worker thread (blob-readers.ts). Default: when
-   * the machine has more than one core.
-   */
+  /** Whether eachSmallBlob shares large calls with a worker thread (blob-readers.ts: why it is off by default). */
   parallelReads?: boolean;
 }
 
@@ -179,11 +176,7 @@ export class SqliteStore implements StoreDriver {
       db.pragma("synchronous = NORMAL");
       db.pragma("foreign_keys = ON");
       migrate(db, file);
-      return new SqliteStore(
-        db,
-        file,
-        (options.parallelReads ?? parallelByDefault()) ? new BlobReaderPool(file) : null,
-      );
+      return new SqliteStore(db, file, options.parallelReads ? new BlobReaderPool(file) : null);
     } catch (e) {
       db?.close();
       if (e instanceof AfsError) throw e;
