@@ -11,6 +11,7 @@ import type { Stat, Volume } from "../volume/volume.js";
 import { dirPathArg } from "./args.js";
 import { byString, mustStat, normalizePath } from "./common.js";
 import { selectInRuns, selectInView, type ViewOptions } from "./grep-bytes.js";
+import { WindowedCounts } from "./grep-count.js";
 import { decodeCursor, encodeCursor, type GrepCursor, searchFingerprint } from "./grep-cursor.js";
 import { type SelectedLine, scanPlan, selectLines } from "./grep-scan.js";
 import { pathFilter } from "./path-glob.js";
@@ -221,13 +222,26 @@ export async function grep(volume: Volume, args: GrepArgs, options: GrepOptions 
   // A search over many files must not hold up everyone else sharing this process (a resident afs's
   // other clients, a server's other requests): between files, others get a turn now and then.
   const pause = turns();
-  for (const target of targets) {
+  // -c and -l of a plain literal: counted from the texts' bytes, read in batches (grep-count.ts).
+  const counter =
+    output !== "matches" && bytes !== null && bytes.exactLength > 0
+      ? WindowedCounts.of(index, args.pattern, output === "files" ? 1 : maxCount)
+      : null;
+  const hashAt = (i: number): Hash | undefined => targets[i]?.sha256 ?? undefined;
+  for (const [i, target] of targets.entries()) {
     if (found() > limit) break;
     const turn = pause();
     if (turn) await turn;
     const resume = from && target.path === from.path ? from : null;
     const earlier = resume?.selected ?? 0;
     let nth = earlier;
+    const count = counter && !resume ? await counter.at(hashAt, targets.length, i) : undefined;
+    if (count !== undefined) {
+      if (count === 0) continue;
+      if (output === "files") files.push(target.path);
+      else counts.push({ path: target.path, count });
+      continue;
+    }
     // Fast path: the text's bytes searched in memory, only the reported lines decoded.
     // A cold process reads only a large text's candidate blocks.
     const blocks = (target.sha256 && candidates?.get(target.sha256)) || null;

@@ -47,6 +47,11 @@ export class TextCache {
     return entry.text;
   }
 
+  /** Whether `set` would keep a text of this length now, so a caller can skip making one it would drop. */
+  wants(length: number): boolean {
+    return length <= this.budget / 4 && !(this.full === this.pass && this.held + length > this.budget);
+  }
+
   set(hash: Hash, text: string): void {
     // One text may take at most a quarter of the budget, so a huge file cannot flush the rest.
     if (text.length > this.budget / 4) return;

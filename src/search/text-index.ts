@@ -117,6 +117,13 @@ export interface TextIndex {
    * or asked for again by another search, which then keeps it) or the index cannot say.
    */
   runs(hash: Hash, blocks: readonly number[]): Promise<BlockRun[] | null>;
+  /**
+   * For each indexed text among `hashes` that the index reads whole (the small ones: most files),
+   * the number of its lines that hold `literal` (count-lines.ts: `countable`, no line end in it), at
+   * most `max`; the others are left out, for the caller to search as usual. How grep -c and -l of
+   * a plain literal read thousands of files: in batches, no text decoded or split into lines.
+   */
+  countLines?(hashes: readonly Hash[], literal: string, max: number): Promise<Map<Hash, number>>;
   status(): Promise<TextIndexStatus>;
   /** Forgets everything indexed (for a rebuild); the next search or build indexes afresh. */
   clear(): Promise<void>;

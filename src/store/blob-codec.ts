@@ -18,6 +18,7 @@
 // with, so a value written before this format reads as it always did.
 import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import { AfsError } from "../core/errors.js";
+import type { Inflater } from "./inflater.js";
 
 /** Compressed values must be at most this fraction of the original to be kept. */
 const KEEP_RATIO = 0.9;
@@ -114,6 +115,17 @@ export function decode(stored: Buffer, size: number, what: string): Buffer {
   if (stored.byteLength === size) return stored;
   const segments = segmentsOf(stored, size, what);
   return inflate(segments ? stored.subarray(segments.starts[0]) : stored, size, size, what, constants.Z_FINISH);
+}
+
+/**
+ * decode, inflating with `inflater` (one zlib stream for many small values, inflater.ts) where it
+ * can: the result may be the inflater's buffer, valid until its next use. Anything it cannot
+ * inflate exactly is decoded (and any corruption reported) by decode.
+ */
+export function decodeReusing(stored: Buffer, size: number, what: string, inflater: Inflater): Buffer {
+  if (stored.byteLength === size) return stored;
+  const segments = segmentsOf(stored, size, what);
+  return inflater.inflate(segments ? stored.subarray(segments.starts[0]) : stored, size) ?? decode(stored, size, what);
 }
 
 /**

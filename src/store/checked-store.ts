@@ -25,7 +25,10 @@ import type {
 import type { TokenRecord } from "./tokens.js";
 
 /** What a store implements: the Store less what CheckedStore derives (a single range is one of several). */
-export type StoreDriver = Omit<Store, "readBlobRange">;
+export type StoreDriver = Omit<Store, "readBlobRange" | "eachSmallBlob"> & Partial<Pick<Store, "eachSmallBlob">>;
+
+/** Blobs asked for at once by eachSmallBlob on a store without a batch read of its own. */
+const EACH_BATCH = 256;
 
 const refuse = (message: string): Promise<never> => Promise.reject(new AfsError("INVALID_ARGUMENT", message));
 
@@ -93,6 +96,24 @@ class CheckedStore implements Store {
 
   getBlob(hash: Hash): Promise<Buffer | null> {
     return this.call((d) => d.getBlob(hash));
+  }
+
+  eachSmallBlob(hashes: readonly Hash[], max: number, visit: (hash: Hash, bytes: Buffer) => void): Promise<void> {
+    return this.call(async (d) => {
+      if (d.eachSmallBlob) return d.eachSmallBlob(hashes, max, visit);
+      // A batch's sizes, then its small blobs, each asked at once: on a remote store their round
+      // trips overlap.
+      for (let i = 0; i < hashes.length; i += EACH_BATCH) {
+        const batch = hashes.slice(i, i + EACH_BATCH);
+        const sizes = await Promise.all(batch.map((h) => d.blobSize(h)));
+        const small = batch.filter((_, j) => sizes[j] !== null && (sizes[j] as number) <= max);
+        const datas = await Promise.all(small.map((h) => d.getBlob(h)));
+        for (const [j, hash] of small.entries()) {
+          const data = datas[j];
+          if (data) visit(hash, data);
+        }
+      }
+    });
   }
 
   blobSize(hash: Hash): Promise<number | null> {

@@ -115,6 +115,13 @@ export interface Store extends TokenStore, ApprovalStore {
   /** A whole blob; QUOTA_EXCEEDED above MAX_WHOLE_BLOB_BYTES (512 MiB): read those in ranges or streams. */
   getBlob(hash: Hash): Promise<Buffer | null>;
   blobSize(hash: Hash): Promise<number | null>;
+  /**
+   * Each stored blob among `hashes` of at most `max` bytes, whole, given to `visit` in any order
+   * (absent ones are not); `bytes` may be a buffer the store reuses, so it is valid only during the
+   * call. How a search reads thousands of small texts: a store may read them in batches. A driver may
+   * leave it out: CheckedStore then reads one blob at a time.
+   */
+  eachSmallBlob(hashes: readonly Hash[], max: number, visit: (hash: Hash, bytes: Buffer) => void): Promise<void>;
   /** Up to `length` bytes from `offset` (fewer at the end, none past it); null when the blob is absent. */
   readBlobRange(hash: Hash, offset: number, length: number): Promise<Buffer | null>;
   /**

@@ -9,6 +9,7 @@ import { WeightedLru } from "../../core/lru.js";
 import { DEFAULT_TEXT_CACHE_BYTES } from "../../core/settings.js";
 import { decodeText } from "../../core/text.js";
 import { BANDS, BlockFilters, type ProbeTree, queryProbes, TRANSPOSE_MIN_BLOCKS } from "../../search/block-filters.js";
+import { countLines } from "../../search/count-lines.js";
 import { TextCache } from "../../search/text-cache.js";
 import type {
   BlockRun,
@@ -21,6 +22,7 @@ import type {
 } from "../../search/text-index.js";
 import { literalTokens } from "../../search/trigram-token.js";
 import { BLOOM_BYTES } from "../../search/trigrams.js";
+import { SEEKABLE_MIN } from "../blob-codec.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 import { prepareTextIndex, TEXT_INDEX_SCHEMA, type TextIndexStatements } from "./text-index-tables.js";
@@ -576,6 +578,27 @@ export class SqliteTextIndex implements TextIndex {
     }
     this.partial.set(hash, { blocks, runs });
     return runs;
+  }
+
+  async countLines(hashes: readonly Hash[], literal: string, max: number): Promise<Map<Hash, number>> {
+    const out = new Map<Hash, number>();
+    const needle = Buffer.from(literal, "utf8");
+    const latin1 = needle.toString("latin1");
+    const unread: Hash[] = [];
+    for (const hash of hashes) {
+      if (out.has(hash) || this.known.get(hash)?.state !== State.Text) continue;
+      const cached = this.cache.get(hash);
+      if (cached !== undefined) out.set(hash, countLines(cached, latin1, max));
+      else unread.push(hash);
+    }
+    // Values under SEEKABLE_MIN are one stream, read whole by any reader; larger texts are left to
+    // `runs`, which reads only their candidate blocks.
+    await this.store.eachSmallBlob(unread, SEEKABLE_MIN - 1, (hash, bytes) => {
+      out.set(hash, countLines(bytes, needle, max));
+      // A process that searches again (the resident afs) keeps what fits, as view() would.
+      if (this.cache.wants(bytes.byteLength)) this.cache.set(hash, bytes.toString("latin1"));
+    });
+    return out;
   }
 
   private warmLater(hash: Hash): void {

@@ -9,7 +9,9 @@ import type { Hash } from "../../core/hash.js";
 import { decode, encode } from "../blob-codec.js";
 import { type BlobMeta, type BlobPort, ChunkedBlobReader } from "../chunked-blobs.js";
 import { CHUNK_BYTES, type ChunkRef, chunksOf, storeStream, toBuffer } from "../chunking.js";
+import { Inflater } from "../inflater.js";
 import type { NewBlob } from "../store.js";
+import { prepareSmall, readSmall, SMALL_BATCH } from "./small-blobs.js";
 
 /** Schema version 3: chunk storage. Blobs stored before it stay inline and keep working. */
 export const CHUNKS_MIGRATION = `
@@ -37,6 +39,7 @@ function prepare(db: Database.Database) {
       "SELECT size, length(data) AS stored, CASE WHEN size <= ? THEN data END AS data FROM blobs WHERE hash = ?",
     ),
     inline: db.prepare<[Hash], Buffer>("SELECT data FROM blobs WHERE hash = ?").pluck(),
+    small: prepareSmall(db),
     putBlob: db.prepare<[Hash, number, number, Buffer]>(
       "INSERT OR IGNORE INTO blobs (hash, size, created_at, data) VALUES (?, ?, ?, ?)",
     ),
@@ -85,6 +88,8 @@ export class SqliteBlobs {
   /** Reads go through the one chunked-blob reader (chunked-blobs.ts) over this store's port. */
   readonly read: ChunkedBlobReader<BlobMeta>;
   private readonly st: ReturnType<typeof prepare>;
+  /** Reused by eachSmall: one zlib stream for a run of small values. */
+  private readonly inflater = new Inflater();
   private readonly putTx: Database.Transaction<(blobs: ReadonlyArray<NewBlob>) => void>;
   private readonly linkTx: Database.Transaction<(hash: Hash, size: number, chunks: readonly ChunkRef[]) => void>;
   private readonly sweepTx: Database.Transaction<(createdBefore: number) => { deleted: number; bytes: number }>;
@@ -155,6 +160,24 @@ export class SqliteBlobs {
     });
   }
 
+  /** Store.eachSmallBlob (small-blobs.ts): SMALL_BATCH blobs to a query; chunked ones read whole after. */
+  async eachSmall(hashes: readonly Hash[], max: number, visit: (hash: Hash, bytes: Buffer) => void): Promise<void> {
+    const chunked: Hash[] = [];
+    for (let i = 0; i < hashes.length; i += SMALL_BATCH) {
+      const batch = hashes.slice(i, i + SMALL_BATCH);
+      this.guard(() => readSmall(this.st.small, batch, max, this.inflater, visit, (h) => chunked.push(h)));
+    }
+    await this.visitChunked(chunked, visit);
+  }
+
+  /** Blobs stored as chunks, each read whole (`eachSmall` leaves them here). */
+  async visitChunked(hashes: readonly Hash[], visit: (hash: Hash, bytes: Buffer) => void): Promise<void> {
+    for (const hash of hashes) {
+      const data = await this.read.get(hash);
+      if (data) visit(hash, data);
+    }
+  }
+
   /** Deletes chunks no blob uses, older than `createdBefore` (younger ones may belong to a put in flight). */
   sweep(createdBefore: number): { deleted: number; bytes: number } {
     return this.guard(() => this.sweepTx.immediate(createdBefore));
@@ -200,6 +223,7 @@ export class SqliteBlobs {
 }
 
 const EMPTY = Buffer.alloc(0);
+
 const isChunked = (meta: MetaRow): boolean => meta.size > 0 && meta.stored === 0;
 const toMeta = (row: MetaRow): BlobMeta => ({ size: row.size, chunked: isChunked(row) });
 

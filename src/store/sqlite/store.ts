@@ -215,6 +215,10 @@ export class SqliteStore implements StoreDriver {
     return this.blobs.read.size(hash);
   }
 
+  eachSmallBlob(hashes: readonly Hash[], max: number, visit: (hash: Hash, bytes: Buffer) => void): Promise<void> {
+    return this.blobs.eachSmall(hashes, max, visit);
+  }
+
   readBlobRanges(hash: Hash, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
     return this.blobs.read.ranges(hash, ranges);
   }
