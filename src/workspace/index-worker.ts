@@ -6,7 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import { checkedStore } from "../store/checked-store.js";
-import { readPending, rowHead, type TextRow, textRow } from "../store/search/text-rows.js";
+import { readPendings, rowHead, type TextRow, textRow } from "../store/search/text-rows.js";
 import { SqliteStore } from "../store/sqlite/store.js";
 
 export interface WorkerSetup {
@@ -55,8 +55,8 @@ if (port) {
     try {
       const packer = new Packer(free.pop());
       const rows: TextRow[] = [];
-      for (const [i, hash] of message.hashes.entries()) {
-        const pending = await readPending(store, hash, message.sizes[i], setup.maxIndexBytes);
+      const sizeOf = (_: Hash, i: number) => message.sizes[i];
+      for await (const pending of readPendings(store, message.hashes, sizeOf, setup.maxIndexBytes)) {
         rows.push(packer.take(textRow(pending, rowHead(pending, setup.maxIndexBytes))));
       }
       const buffer = packer.finish(rows);

@@ -26,7 +26,7 @@ import { SEEKABLE_MIN } from "../blob-codec.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
 import type { Store } from "../store.js";
 import { prepareTextIndex, TEXT_INDEX_SCHEMA, type TextIndexStatements } from "./text-index-tables.js";
-import { type Pending, type RowHead, readPending, rowHead, State, type TextRow, textRow } from "./text-rows.js";
+import { type Pending, type RowHead, readPendings, rowHead, State, type TextRow, textRow } from "./text-rows.js";
 
 interface Known {
   id: number;
@@ -813,8 +813,8 @@ export class SqliteTextIndex implements TextIndex {
       batch = [];
       batchBytes = 0;
     };
-    for (const hash of missing) {
-      const pending = await readPending(this.store, hash, options.sizes?.get(hash), this.maxIndexBytes);
+    const sizeOf = (hash: Hash) => options.sizes?.get(hash);
+    for await (const pending of readPendings(this.store, missing, sizeOf, this.maxIndexBytes)) {
       batch.push(pending);
       batchBytes += pending.data.length;
       if (batchBytes >= BATCH_BYTES) flush();

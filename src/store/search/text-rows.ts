@@ -53,7 +53,47 @@ export interface TextRow {
   bands?: Uint8Array[];
 }
 
-type BlobReader = Pick<Store, "blobSize" | "readBlobRange" | "getBlob">;
+type BlobReader = Pick<Store, "blobSize" | "readBlobRange" | "getBlob" | "eachSmallBlob">;
+
+/** Blobs up to this size are read a batch to a query (Store.eachSmallBlob); larger ones one by one. */
+const BATCH_READ_MAX = 64 * 1024;
+/** Blobs to a batch read: their bytes are held until their rows are made. */
+const BATCH_READ = 256;
+
+/**
+ * readPending for each of `hashes` in order, the small ones (known sizes up to BATCH_READ_MAX)
+ * read a batch to a query, inflated by one reused stream: one lookup and one zlib stream per blob
+ * were ~28% of the builder's reading thread.
+ */
+export async function* readPendings(
+  store: BlobReader,
+  hashes: readonly Hash[],
+  sizeOf: (hash: Hash, i: number) => number | undefined,
+  maxIndexBytes: number,
+): AsyncIterable<Pending> {
+  for (let from = 0; from < hashes.length; from += BATCH_READ) {
+    const slice = hashes.slice(from, from + BATCH_READ);
+    const small = slice.filter((h, i) => h !== EMPTY_SHA256 && (sizeOf(h, from + i) ?? Infinity) <= BATCH_READ_MAX);
+    const read = new Map<Hash, Buffer>();
+    // Copied: the bytes visited may be the inflater's buffer, reused for the next blob.
+    await store.eachSmallBlob(small, BATCH_READ_MAX, (hash, bytes) => read.set(hash, Buffer.from(bytes)));
+    for (const [i, hash] of slice.entries()) {
+      const data = read.get(hash);
+      yield data
+        ? pendingOf(hash, data, maxIndexBytes)
+        : await readPending(store, hash, sizeOf(hash, from + i), maxIndexBytes);
+    }
+  }
+}
+
+/** What readPending makes of a blob whose bytes are in hand. */
+function pendingOf(hash: Hash, data: Buffer, maxIndexBytes: number): Pending {
+  const size = data.length;
+  const head = size > BINARY_SNIFF_BYTES ? data.subarray(0, BINARY_SNIFF_BYTES) : null;
+  const skip = size > maxIndexBytes || head?.includes(0) === true;
+  const kept = skip && head ? Buffer.from(head) : data;
+  return { hash, data: kept, size, text: skip ? null : asText(kept) };
+}
 
 /**
  * Reads a blob for indexing. It is classified by its first bytes before it is read whole: a binary
