@@ -22,10 +22,9 @@ const TREE_CACHE_ENTRIES = 50_000;
 /**
  * Batches sent to the worker thread and not yet written: one it works on and one queued, so it
  * never waits for the main thread. Each holds its rows (~1.5x its text) until written, so this
- * bounds the memory. With this many out, the main thread makes the next batch's rows itself rather
- * than wait (making rows costs more than writing them: alone, the worker would be the bottleneck).
+ * bounds the memory.
  */
-const WORKER_QUEUE = 2;
+const WORKER_QUEUE = 3;
 
 export interface BackgroundBuild {
   files: number;
@@ -122,9 +121,14 @@ export async function buildContentIndex(
     };
     const flush = async (last = false): Promise<void> => {
       if (worker) {
-        while (sent[0]?.ready) await writeOldest();
+        // The new batch goes to the worker before this thread writes what is ready, so the worker
+        // is never left idle while the writes run. A full queue frees a place by writing its
+        // oldest batch, waiting for it if need be: this thread's writes (FTS5's inserts) cost more
+        // than the worker's rows, so it has no time to spare for making rows itself (it did, a
+        // third of an idle machine's build, while the worker idled half of it).
+        while (sent.length >= WORKER_QUEUE) await writeOldest();
         const hashes = index.missing(batch.keys()).filter((h) => !sending.has(h));
-        if (hashes.length > 0 && sent.length < WORKER_QUEUE) {
+        if (hashes.length > 0) {
           const job: Sent = { rows: worker.rows(hashes, batch), hashes, files: result.files, ready: false };
           // Awaited when its turn comes; a failure meanwhile must not count as unhandled.
           job.rows.then(
@@ -135,8 +139,9 @@ export async function buildContentIndex(
           );
           for (const h of hashes) sending.add(h);
           sent.push(job);
-        } else if (hashes.length > 0) await buildHere(hashes);
-        else progress(result.files);
+        } else progress(result.files);
+        // Then what is ready, leaving the worker the newest batch to work on.
+        while (sent.length > 1 && sent[0]?.ready) await writeOldest();
         if (last) while (sent.length > 0) await writeOldest();
       } else await buildHere(batch.keys());
       batch = new Map();

@@ -129,9 +129,9 @@ describe("the content index builder's worker thread", () => {
     }
   });
 
-  it("builds the same index in many small batches, shared between the worker and the main thread", async () => {
-    // Batches of 4 KiB: dozens, more than the worker's queue holds, so the main thread makes some
-    // itself, and batches are written out of order.
+  it("builds the same index in many small batches, more than the worker's queue holds", async () => {
+    // Batches of 4 KiB: dozens, so the main thread waits on the worker's queue and writes as the
+    // rows come, with contents met again in a later batch before the first is written.
     const built: Record<string, unknown>[] = [];
     for (const workers of [true, false]) {
       const { afs, dir } = await home({});
