@@ -5,38 +5,17 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
-import { decodeText } from "../../src/core/text.js";
-import { type GrepArgs, type GrepResult, grep } from "../../src/ops/index.js";
+import { type GrepArgs, grep } from "../../src/ops/index.js";
 import { checkedStore } from "../../src/store/checked-store.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
 import { openRedis, openSqlite, redisFactory, STORE_NAMES, storeEnabled } from "../contract/stores.js";
+import { scan } from "../helpers/grep-reference.js";
 import { indexesOf } from "../helpers/search-indexes.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const LIT = "needle";
-
-/** The reference: each text file's lines (after a BOM, split on LF / CRLF) that hold the literal. */
-async function scan(volume: Volume, args: GrepArgs): Promise<GrepResult> {
-  const paths: string[] = [];
-  for await (const s of volume.walk("/")) if (s.kind === "file") paths.push(s.path);
-  paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const counts: { path: string; count: number }[] = [];
-  for (const path of paths) {
-    const text = decodeText(await volume.readFile(path));
-    if (text === null) continue;
-    const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
-    const lines = body === "" ? [] : body.split(/\r?\n/);
-    if (lines[lines.length - 1] === "") lines.pop();
-    const n = Math.min(
-      args.max_count ?? Number.POSITIVE_INFINITY,
-      lines.filter((l) => l.includes(args.pattern)).length,
-    );
-    if (n > 0) counts.push({ path, count: n });
-  }
-  return args.files_with_matches ? { mode: "files", files: counts.map((c) => c.path) } : { mode: "counts", counts };
-}
 
 /** Lines of filler that make a text of several 16 KiB blocks, with the literal here and there. */
 function blocks(bytes: number, eol: string): string {

@@ -2,51 +2,13 @@
 // patterns, and the index does each blob's work once (shared across workspaces, edits add one blob).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { decodeText } from "../../src/core/text.js";
 import { type GrepArgs, type GrepResult, grep } from "../../src/ops/index.js";
-import { lineMatcher } from "../../src/ops/regex.js";
 import type { Volume } from "../../src/volume/volume.js";
 import { Afs } from "../../src/workspace/afs.js";
 import { internalsOf } from "../../src/workspace/engine/internals.js";
+import { scan } from "../helpers/grep-reference.js";
 import { indexesOf } from "../helpers/search-indexes.js";
 import { tempAfs, tempDir } from "../helpers/tmp.js";
-
-/** The reference: every text file split into lines, each tested by the exact matcher. */
-async function scan(volume: Volume, args: GrepArgs): Promise<GrepResult> {
-  const matches = lineMatcher({
-    pattern: args.pattern,
-    mode: args.regexp ? "regexp" : args.glob ? "glob" : "fixed",
-    ignoreCase: args.ignore_case,
-    word: args.word_regexp,
-    line: args.line_regexp,
-  });
-  const paths: string[] = [];
-  for await (const s of volume.walk("/")) if (s.kind === "file") paths.push(s.path);
-  paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const found: { path: string; line: number; text: string; before?: string[]; after?: string[] }[] = [];
-  const counts: { path: string; count: number }[] = [];
-  for (const path of paths) {
-    const text = decodeText(await volume.readFile(path));
-    if (text === null) continue;
-    const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
-    const lines = body === "" ? [] : body.split(/\r?\n/);
-    if (lines[lines.length - 1] === "") lines.pop();
-    let selected = 0;
-    for (let i = 0; i < lines.length && selected < (args.max_count ?? Number.POSITIVE_INFINITY); i++) {
-      if (matches(lines[i] as string) === (args.invert_match === true)) continue;
-      selected++;
-      const m: (typeof found)[number] = { path, line: i + 1, text: lines[i] as string };
-      if (args.context_before) m.before = lines.slice(Math.max(0, i - args.context_before), i);
-      if (args.context_after) m.after = lines.slice(i + 1, i + 1 + args.context_after);
-      found.push(m);
-      if (args.files_with_matches) break;
-    }
-    if (selected > 0) counts.push({ path, count: selected });
-  }
-  if (args.files_with_matches) return { mode: "files", files: counts.map((c) => c.path) };
-  if (args.count) return { mode: "counts", counts };
-  return { mode: "matches", matches: found };
-}
 
 // Words with case partners RE2 folds specially (Kelvin sign, long s), non-ASCII, and CR/tab noise.
 const WORDS = [
