@@ -7,8 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type GrepArgs, type GrepResult, grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
@@ -24,6 +23,8 @@ import {
   REPO_ROOT,
   removeDir,
   round,
+  type StdioSession,
+  stdioSession,
   timeMs,
 } from "./lib.js";
 
@@ -98,28 +99,12 @@ function rg(dir: string, args: readonly string[]): { ms: number; found: Found } 
   return { ms, found };
 }
 
-async function mcpSession(home: string): Promise<{ client: Client; close: () => Promise<void> }> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AFS_")) env[k] = v;
-  Object.assign(env, { AFS_HOME: home, AFS_ACTOR: "bench", AFS_MAX_RESULTS: "10000000" });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      ...(process.env.AFS_BENCH_NODE_ARGS?.split(" ") ?? []),
-      CLI,
-      "mcp",
-      "--profile",
-      "workspace-ro",
-      "--workspace",
-      WORKSPACE,
-    ],
-    env,
+function mcpSession(home: string): Promise<StdioSession> {
+  return stdioSession(CLI, home, WORKSPACE, {
+    env: { AFS_MAX_RESULTS: "10000000" },
+    nodeArgs: process.env.AFS_BENCH_NODE_ARGS?.split(" ") ?? [],
     stderr: "inherit",
   });
-  const client = new Client({ name: "afs-bench", version: "1.0.0" });
-  await client.connect(transport);
-  await client.listTools();
-  return { client, close: () => client.close() };
 }
 
 async function mcpGrep(client: Client, args: GrepArgs): Promise<{ ms: number; found: Found }> {

@@ -7,8 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type GrepArgs, type GrepResult, grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
@@ -25,6 +24,8 @@ import {
   REPO_ROOT,
   removeDir,
   round,
+  type StdioSession,
+  stdioSession,
   timeMs,
 } from "./lib.js";
 
@@ -89,22 +90,9 @@ function rg(dir: string, args: readonly string[]): { ms: number; found: Found } 
   return { ms, found: { lines: lines.length, files: new Set(lines.map((l) => l.slice(0, l.indexOf(":")))).size } };
 }
 
-async function mcpSession(home: string): Promise<{ client: Client; close: () => Promise<void> }> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AFS_")) env[k] = v;
+function mcpSession(home: string): Promise<StdioSession> {
   // Every matching line comes back, as rg prints them all (the default cap is 1,000 per page).
-  Object.assign(env, { AFS_HOME: home, AFS_ACTOR: "bench", AFS_MAX_RESULTS: "10000000" });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp", "--profile", "workspace-ro", "--workspace", WORKSPACE],
-    env,
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "afs-bench", version: "1.0.0" });
-  await client.connect(transport);
-  // Listing tools makes the client validate every result against file_grep's output schema.
-  await client.listTools();
-  return { client, close: () => client.close() };
+  return stdioSession(CLI, home, WORKSPACE, { env: { AFS_MAX_RESULTS: "10000000" } });
 }
 
 async function mcpGrep(client: Client, args: GrepArgs): Promise<{ ms: number; found: Found }> {

@@ -6,6 +6,8 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 /** Milliseconds taken by `fn`, measured with process.hrtime.bigint. */
 export async function timeMs<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -135,4 +137,39 @@ export function startServe(
     });
     child.once("exit", (code) => reject(new Error(`afs serve exited ${code}: ${stderr}`)));
   });
+}
+
+/** An `afs mcp` server over stdio (workspace-ro on `workspace`), with the official SDK's client. */
+export interface StdioSession {
+  client: Client;
+  /** The server process's pid (for reading its memory). */
+  pid: number;
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts `afs mcp` from `cli` for `home`, with no AFS_* setting of this process leaking in; `env`
+ * adds settings, `nodeArgs` flags for node. Tools are listed first, so the client validates every
+ * result against its tool's output schema.
+ */
+export async function stdioSession(
+  cli: string,
+  home: string,
+  workspace: string,
+  options: { env?: Record<string, string>; nodeArgs?: string[]; stderr?: "inherit" | "ignore" } = {},
+): Promise<StdioSession> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AFS_")) env[k] = v;
+  Object.assign(env, { AFS_HOME: home, AFS_ACTOR: "bench" }, options.env);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...(options.nodeArgs ?? []), cli, "mcp", "--profile", "workspace-ro", "--workspace", workspace],
+    env,
+    stderr: options.stderr ?? "ignore",
+  });
+  const client = new Client({ name: "afs-bench", version: "1.0.0" });
+  await client.connect(transport);
+  await client.listTools();
+  if (transport.pid === null) throw new Error("afs mcp did not start");
+  return { client, pid: transport.pid, close: () => client.close() };
 }

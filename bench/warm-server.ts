@@ -3,10 +3,8 @@
 // /proc/PID/status. The in-process warm figures of million-search.ts share the bench's heap, so
 // they say nothing of what a resident server holds; this does.
 import { readFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { median } from "./lib.js";
+import { median, stdioSession } from "./lib.js";
 
 export interface WarmServer {
   /** Median wall time of the searches after the first two, as the client sees it. */
@@ -33,20 +31,11 @@ export async function warmServerSearch(
   literal: string,
   runs: number,
 ): Promise<WarmServer> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AFS_")) env[k] = v;
-  Object.assign(env, { AFS_HOME: home, AFS_ACTOR: "bench", AFS_DAEMON: "off", AFS_INDEX_BACKGROUND: "off" });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [cli, "mcp", "--profile", "workspace-ro", "--workspace", workspace],
-    env,
+  const { client, pid, close } = await stdioSession(cli, home, workspace, {
+    env: { AFS_DAEMON: "off", AFS_INDEX_BACKGROUND: "off" },
     stderr: "inherit",
   });
-  const client = new Client({ name: "afs-bench", version: "1.0.0" });
-  await client.connect(transport);
   try {
-    const pid = transport.pid;
-    if (pid === null) throw new Error("afs mcp did not start");
     const samples: number[] = [];
     let files: string[] = [];
     for (let i = 0; i < runs + 2; i++) {
@@ -62,6 +51,6 @@ export async function warmServerSearch(
     }
     return { ms: median(samples), peakRss: statusKb(pid, "VmHWM"), rss: statusKb(pid, "VmRSS"), files };
   } finally {
-    await client.close();
+    await close();
   }
 }
