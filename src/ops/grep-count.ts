@@ -7,8 +7,7 @@ import type { TextIndex } from "../search/text-index.js";
 
 /**
  * Targets counted per call: the first few, then twice as many each time up to the most, so a search
- * with a small limit reads little and a long one hands the store large batches (each call is a
- * point where the store's threads wait for each other).
+ * with a small limit reads little and a long one hands the store large batches.
  */
 const FIRST_WINDOW = 512;
 const MAX_WINDOW = 16_384;

@@ -1,5 +1,5 @@
-// Reading many small blobs by hash in one query per batch, inflated by one reused zlib stream: the
-// loop that SqliteBlobs.eachSmall runs in the calling thread and blob-reader.ts in a worker thread.
+// Reading many small blobs by hash in one query per batch, inflated by one reused zlib stream
+// (SqliteBlobs.eachSmall): one statement per blob was half the read time of a cold `grep -c`.
 import type Database from "better-sqlite3";
 import type { Hash } from "../../core/hash.js";
 import { decodeReusing } from "../blob-codec.js";
