@@ -1,34 +1,32 @@
-// The index's name for one trigram (see trigrams.ts): an all-ASCII trigram's 21-bit key as five
-// base-36 digits, any other as "x" + ten digits. Worked out per call, so a query's few tokens cost
-// nothing like the table of every ASCII token that indexing fills.
+// The index's key for one trigram (see trigrams.ts), what its posting lists are filed under: an
+// all-ASCII trigram's own 21-bit key ((a << 14) | (b << 7) | c), any other's hashed into
+// WIDE_BUCKETS keys above those. Two wide trigrams sharing a key only make a text a candidate the
+// scan then rules out; a bounded key space lets the indexer count keys in a flat table.
 
-const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
+export const WIDE_BASE = 1 << 21;
+export const WIDE_BUCKETS = 1 << 20;
+/** Every posting key is below this. */
+export const POSTING_KEYS = WIDE_BASE + WIDE_BUCKETS;
 
-/** An all-ASCII trigram's key ((a << 14) | (b << 7) | c) as its five-digit token. */
-export function asciiTrigramToken(key: number): string {
-  let token = "";
-  for (let k = key, i = 0; i < 5; i++, k = Math.floor(k / 36)) token += DIGITS[k % 36];
-  return token;
+/** The posting key of a trigram of UTF-16 units a, b, c (folded), not all ASCII. */
+export function widePostingKey(a: number, b: number, c: number): number {
+  let h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b ^ 0x5bd1e995, 0x85ebca77) ^ Math.imul(c, 0xc2b2ae3d);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+  return WIDE_BASE + ((h ^ (h >>> 15)) & (WIDE_BUCKETS - 1));
 }
 
-/** Any other trigram's key (a * 2^32 + b * 2^16 + c) as its eleven-character token, so lengths never collide. */
-export const wideTrigramToken = (key: number): string => `x${key.toString(36).padStart(10, "0")}`;
-
-/** The distinct trigram tokens of an already folded literal (at most `max`, spread across it). */
-export function literalTokens(folded: string, max = 16): string[] {
-  const tokens = new Set<string>();
+/** The distinct posting keys of an already folded literal (at most `max`, spread across it). */
+export function literalKeys(folded: string, max = 16): number[] {
+  const keys = new Set<number>();
   for (let i = 0; i + 2 < folded.length; i++) {
     const a = folded.charCodeAt(i);
     const b = folded.charCodeAt(i + 1);
     const c = folded.charCodeAt(i + 2);
-    tokens.add(
-      (a | b | c) < 128
-        ? asciiTrigramToken((a << 14) | (b << 7) | c)
-        : wideTrigramToken(a * 4294967296 + b * 65536 + c),
-    );
+    keys.add((a | b | c) < 128 ? (a << 14) | (b << 7) | c : widePostingKey(a, b, c));
   }
-  const all = [...tokens];
+  const all = [...keys];
   if (all.length <= max) return all;
   // Any subset is still required; the ends and an even spread keep it selective.
-  return Array.from({ length: max }, (_, i) => all[Math.round((i * (all.length - 1)) / (max - 1))] as string);
+  return Array.from({ length: max }, (_, i) => all[Math.round((i * (all.length - 1)) / (max - 1))] as number);
 }

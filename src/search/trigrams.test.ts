@@ -1,15 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TextCache } from "./text-cache.js";
-import { literalTokens } from "./trigram-token.js";
-import {
-  asciiTrigramDocument,
-  blockedTrigramDocument,
-  bloomHas,
-  foldText,
-  trigramDocument,
-  trigramKeys,
-} from "./trigrams.js";
+import { literalKeys, WIDE_BASE } from "./trigram-token.js";
+import { asciiTrigramKeys, blockedTrigramKeys, bloomHas, foldText, trigramKeys, trigramKeysOf } from "./trigrams.js";
+
+/** A document's keys copied out of the scratch buffer they are a view of. */
+const keysOf = (text: string): number[] => [...trigramKeysOf(text)];
 
 describe("trigrams", () => {
   it("folds ASCII case, the Kelvin sign and long s, unit for unit", () => {
@@ -17,15 +13,16 @@ describe("trigrams", () => {
     expect(foldText("plain")).toBe("plain");
   });
 
-  it("lists each trigram of a text once, ASCII and wide ones in distinct token shapes", () => {
-    const doc = trigramDocument("abcabcabc").split(" ");
+  it("lists each trigram of a text once, ASCII and wide ones in distinct key ranges", () => {
+    const doc = keysOf("abcabcabc");
     expect(doc).toEqual([...new Set(doc)]);
     expect(doc).toHaveLength(3); // abc, bca, cab
-    const wide = trigramDocument("日本語").split(" ");
+    expect(doc).toEqual([(97 << 14) | (98 << 7) | 99, (98 << 14) | (99 << 7) | 97, (99 << 14) | (97 << 7) | 98]);
+    const wide = keysOf("日本語");
     expect(wide).toHaveLength(1);
-    expect(wide[0]).toMatch(/^x[0-9a-z]{10}$/);
-    expect(doc.every((t) => /^[0-9a-z]{5}$/.test(t))).toBe(true);
-    expect(trigramDocument("ab")).toBe("");
+    expect(wide[0]).toBeGreaterThanOrEqual(WIDE_BASE);
+    expect(doc.every((k) => k < WIDE_BASE)).toBe(true);
+    expect(keysOf("ab")).toEqual([]);
   });
 
   // What the index relies on: a literal's tokens are among the tokens of any text holding it
@@ -35,22 +32,22 @@ describe("trigrams", () => {
     const text = fc.array(unit, { maxLength: 40 }).map((u) => u.join(""));
     fc.assert(
       fc.property(text, text, fc.nat(), fc.nat(), (other, t, a, b) => {
-        trigramDocument(other); // a previous document must not leave state behind
-        const doc = new Set(trigramDocument(t).split(" "));
+        trigramKeysOf(other); // a previous document must not leave state behind
+        const doc = new Set(keysOf(t));
         const from = Math.min(a, b) % (t.length + 1);
         const lit = t.slice(from, from + 3 + (Math.max(a, b) % 8));
         const query = a % 2 === 1 ? lit.replace(/[a-z]/g, (c) => c.toUpperCase()) : lit;
-        return literalTokens(foldText(query), 64).every((tok) => doc.has(tok));
+        return literalKeys(foldText(query), 64).every((key) => doc.has(key));
       }),
       { numRuns: 2000 },
     );
   });
 
-  it("keeps at most `max` tokens of a long literal, its first and last among them", () => {
-    const tokens = literalTokens("abcdefghijklmnopqrstuvwxyz", 4);
-    expect(tokens).toHaveLength(4);
-    expect(tokens[0]).toBe(literalTokens("abc")[0]);
-    expect(tokens[3]).toBe(literalTokens("xyz")[0]);
+  it("keeps at most `max` keys of a long literal, its first and last among them", () => {
+    const keys = literalKeys("abcdefghijklmnopqrstuvwxyz", 4);
+    expect(keys).toHaveLength(4);
+    expect(keys[0]).toBe(literalKeys("abc")[0]);
+    expect(keys[3]).toBe(literalKeys("xyz")[0]);
   });
 });
 
@@ -143,36 +140,37 @@ describe("TextCache against a model", () => {
   });
 });
 
-describe("asciiTrigramDocument", () => {
-  it("gives the tokens trigramDocument gives for the same ASCII text (property)", () => {
+describe("asciiTrigramKeys", () => {
+  it("gives the keys trigramKeysOf gives for the same ASCII text (property)", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary-ascii", maxLength: 200 }), (text) => {
-        expect(asciiTrigramDocument(Buffer.from(text, "latin1"))).toBe(trigramDocument(text));
+        expect([...asciiTrigramKeys(Buffer.from(text, "latin1"))]).toEqual(keysOf(text));
       }),
       { numRuns: 500 },
     );
   });
 
-  it("gives the same tokens for a text of more distinct trigrams than its first scratch buffer holds", () => {
-    // ~60,000 distinct trigrams (6 bytes each) pass the 64 KiB the token buffer starts with.
+  it("gives the same keys for a text of more distinct trigrams than its first scratch buffer holds", () => {
+    // The scratch buffer grows (twice) from the small document before to ~14,000 distinct keys.
+    keysOf("a small document first");
     let seed = 7;
     const text = Array.from({ length: 120_000 }, () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return String.fromCharCode(32 + (seed % 95));
     }).join("");
-    const doc = asciiTrigramDocument(Buffer.from(text, "latin1"));
-    expect(doc.split(" ").length).toBeGreaterThan(11_000);
-    expect(doc).toBe(trigramDocument(text));
+    const doc = [...asciiTrigramKeys(Buffer.from(text, "latin1"))];
+    expect(doc.length).toBeGreaterThan(11_000);
+    expect(doc).toEqual(keysOf(text));
   });
 });
 
-describe("blockedTrigramDocument", () => {
+describe("blockedTrigramKeys", () => {
   const text = fc
     .array(fc.constantFrom("abc", "Hash", "é", "\u212a", "日本", "x", "\n", " ", "\t", "createHash"), {
       maxLength: 400,
     })
     .map((parts) => parts.join(""));
-  it("holds every trigram within a block in that block's filter, and the whole text's tokens (property)", () => {
+  it("holds every trigram within a block in that block's filter, and the whole text's keys (property)", () => {
     fc.assert(
       fc.property(text, fc.integer({ min: 1, max: 5 }), (t, cuts) => {
         const data = Buffer.from(t, "utf8");
@@ -183,19 +181,19 @@ describe("blockedTrigramDocument", () => {
         }
         bounds.push(data.length);
         if (bounds.length < 3) return;
-        const { doc, blooms } = blockedTrigramDocument(data, bounds);
-        const all = new Set(doc.split(" ").filter(Boolean));
+        const { keys, blooms } = blockedTrigramKeys(data, bounds);
+        const all = new Set(keys);
         for (let b = 0; b + 1 < bounds.length; b++) {
           const block = foldText(data.toString("utf8", bounds[b], bounds[b + 1]));
           for (const key of trigramKeys(block)) expect(bloomHas(blooms, b, key)).toBe(true);
-          for (const token of trigramDocument(block).split(" ").filter(Boolean)) expect(all.has(token)).toBe(true);
+          for (const key of keysOf(block)) expect(all.has(key)).toBe(true);
         }
       }),
       { numRuns: 300 },
     );
   });
 
-  it("holds exactly the tokens of its blocks' texts, none across a cut (property)", () => {
+  it("holds exactly the keys of its blocks' texts, none across a cut (property)", () => {
     fc.assert(
       fc.property(text, fc.integer({ min: 1, max: 5 }), (t, cuts) => {
         const data = Buffer.from(t, "utf8");
@@ -204,14 +202,14 @@ describe("blockedTrigramDocument", () => {
           if (at + 1 < data.length) bounds.push(at + 1);
         }
         bounds.push(data.length);
-        const expected = new Set<string>();
+        const expected = new Set<number>();
         for (let b = 0; b + 1 < bounds.length; b++) {
           const block = data.toString("utf8", bounds[b], bounds[b + 1]);
-          for (const token of trigramDocument(block).split(" ").filter(Boolean)) expected.add(token);
+          for (const key of keysOf(block)) expected.add(key);
         }
-        const tokens = blockedTrigramDocument(data, bounds).doc.split(" ").filter(Boolean);
-        expect(tokens.length).toBe(new Set(tokens).size);
-        expect(new Set(tokens)).toEqual(expected);
+        const keys = [...blockedTrigramKeys(data, bounds).keys];
+        expect(keys.length).toBe(new Set(keys).size);
+        expect(new Set(keys)).toEqual(expected);
       }),
       { numRuns: 300 },
     );

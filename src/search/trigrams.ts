@@ -1,9 +1,9 @@
 // The trigram scheme the content index stores and queries: text folded per UTF-16 unit (ASCII
 // letters to lower case, plus the Kelvin sign and long s, which RE2 folds into k and s), every
-// distinct three-unit window of a text written as one short [0-9a-z] token.
+// distinct three-unit window of a text one posting key (trigram-token.ts).
 
 import { isAscii } from "node:buffer";
-import { asciiTrigramToken, wideTrigramToken as wideToken } from "./trigram-token.js";
+import { POSTING_KEYS, widePostingKey } from "./trigram-token.js";
 
 const FOLD = new Uint16Array(65536);
 for (let u = 0; u < 65536; u++) FOLD[u] = u;
@@ -26,31 +26,15 @@ export function foldText(text: string): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
-// Allocated on first use: its 2^21 slots cost ~10 ms and ~16 MB, which every process importing
-// grep would otherwise pay at start-up whether or not it ever indexes.
-let asciiTokens: (string | undefined)[] | undefined;
-
-/** An all-ASCII trigram's token (trigram-token.ts), kept once made: indexing names the same few thousand again and again. */
-function asciiToken(key: number): string {
-  asciiTokens ??= new Array(1 << 21);
-  let token = asciiTokens[key];
-  if (token === undefined) {
-    token = asciiTrigramToken(key);
-    asciiTokens[key] = token;
-  }
-  return token;
-}
-
-// Last document each ASCII trigram was seen in: dedupes without a Set (one array write per unit).
-// Process-wide on purpose (these tables and the token table above): scratch buffers each used
-// within one synchronous call, not state kept for any caller.
-// Both 8 MB scratch tables are allocated on first use, not when a command that never indexes
-// (afs fs cat opens the text index) loads this module: ~4 ms of its start-up.
+// Last document each posting key was seen in: dedupes without a Set (one array write per unit).
+// Process-wide on purpose (these tables): scratch buffers each used within one synchronous call,
+// not state kept for any caller. Allocated on first use (12 MB), not when a command that never
+// indexes (afs fs cat opens the text index) loads this module.
 let seenTable: Int32Array | undefined;
 let documentSerial = 0;
 
 const seenScratch = (): Int32Array => {
-  seenTable ??= new Int32Array(1 << 21);
+  seenTable ??= new Int32Array(POSTING_KEYS);
   return seenTable;
 };
 
@@ -63,80 +47,55 @@ function nextSerial(): number {
   return documentSerial;
 }
 
+// One document's keys, grown to the largest document met (at most one key per input unit, and
+// POSTING_KEYS distinct): what the documents below return a view of.
+let keyScratch: Uint32Array | undefined;
+
+function keyBuffer(length: number): Uint32Array {
+  const need = Math.min(Math.max(length - 2, 0), POSTING_KEYS);
+  if (keyScratch === undefined || keyScratch.length < need) {
+    keyScratch = new Uint32Array(Math.max(need, 2 * (keyScratch?.length ?? 0), 16 * 1024));
+  }
+  return keyScratch;
+}
+
+const NO_KEYS = new Uint32Array(0);
+
 /**
- * The distinct trigram tokens of a text, space-separated (what the index stores for it).
+ * The distinct posting keys (trigram-token.ts) of a text: what the index stores for it. A view of
+ * a scratch buffer, valid until the next document is made (the index copies it at once).
  * Synchronous and not re-entrant: it shares one scratch table between calls.
  */
-export function trigramDocument(text: string): string {
-  if (text.length < 3) return "";
+export function trigramKeysOf(text: string): Uint32Array {
+  if (text.length < 3) return NO_KEYS;
   const serial = nextSerial();
   const seenIn = seenScratch();
-  const tokens: string[] = [];
-  const wide = new Set<number>();
+  const out = keyBuffer(text.length);
+  let n = 0;
   let a = FOLD[text.charCodeAt(0)] as number;
   let b = FOLD[text.charCodeAt(1)] as number;
   for (let i = 2; i < text.length; i++) {
     const c = FOLD[text.charCodeAt(i)] as number;
-    if ((a | b | c) < 128) {
-      const key = (a << 14) | (b << 7) | c;
-      if (seenIn[key] !== serial) {
-        seenIn[key] = serial;
-        tokens.push(asciiToken(key));
-      }
-    } else {
-      wide.add(a * 4294967296 + b * 65536 + c);
+    const key = (a | b | c) < 128 ? (a << 14) | (b << 7) | c : widePostingKey(a, b, c);
+    if (seenIn[key] !== serial) {
+      seenIn[key] = serial;
+      out[n++] = key;
     }
     a = b;
     b = c;
   }
-  for (const key of wide) tokens.push(wideToken(key));
-  return tokens.join(" ");
-}
-
-// One document's tokens as bytes, grown to the largest document met (6 bytes a token, at most one
-// token per input byte and 2^21 distinct: ≤ 12 MiB): a document is one string made at the end,
-// not a string per token joined, which was most of the builder's garbage.
-let documentScratch: Buffer | undefined;
-const DIGIT_BYTES = Buffer.from("0123456789abcdefghijklmnopqrstuvwxyz", "latin1");
-
-/** The scratch buffer with room for the tokens of a text of `length` units. */
-function documentBuffer(length: number): Buffer {
-  const need = Math.min(Math.max(length - 2, 0), 1 << 21) * 6;
-  if (documentScratch === undefined || documentScratch.length < need) {
-    documentScratch = Buffer.allocUnsafe(Math.max(need, 2 * (documentScratch?.length ?? 0), 64 * 1024));
-  }
-  return documentScratch;
-}
-
-/** Writes an ASCII trigram's token (asciiTrigramToken's five digits) and a space at `n`; returns the next offset. */
-function putAsciiToken(out: Buffer, n: number, key: number): number {
-  let k = key;
-  for (let d = 0; d < 5; d++) {
-    const q = (k / 36) | 0;
-    out[n + d] = DIGIT_BYTES[k - q * 36] as number;
-    k = q;
-  }
-  out[n + 5] = 0x20;
-  return n + 6;
+  return out.subarray(0, n);
 }
 
 /**
- * trigramDocument for text that is all ASCII, read from its bytes (each byte one UTF-16 unit):
- * the same tokens in the same order, with no decode. Same scratch table, same rules.
+ * trigramKeysOf for text that is all ASCII, read from its bytes (each byte one UTF-16 unit): the
+ * same keys in the same order, with no decode. Same scratch buffers, same rules.
  */
-export function asciiTrigramDocument(bytes: Uint8Array): string {
-  return asciiTrigramBytes(bytes).toString("latin1");
-}
-
-/**
- * asciiTrigramDocument as its latin1 bytes, no string made: a view of a scratch buffer, valid until
- * the next document is made (the index binds it at once, or the builder's worker copies it).
- */
-export function asciiTrigramBytes(bytes: Uint8Array): Buffer {
-  if (bytes.length < 3) return EMPTY_DOCUMENT;
+export function asciiTrigramKeys(bytes: Uint8Array): Uint32Array {
+  if (bytes.length < 3) return NO_KEYS;
   const serial = nextSerial();
   const seenIn = seenScratch();
-  const out = documentBuffer(bytes.length);
+  const out = keyBuffer(bytes.length);
   let n = 0;
   let a = FOLD[bytes[0] as number] as number;
   let b = FOLD[bytes[1] as number] as number;
@@ -145,15 +104,13 @@ export function asciiTrigramBytes(bytes: Uint8Array): Buffer {
     const key = (a << 14) | (b << 7) | c;
     if (seenIn[key] !== serial) {
       seenIn[key] = serial;
-      n = putAsciiToken(out, n, key);
+      out[n++] = key;
     }
     a = b;
     b = c;
   }
-  return n > 0 ? out.subarray(0, n - 1) : EMPTY_DOCUMENT;
+  return out.subarray(0, n);
 }
-
-const EMPTY_DOCUMENT = Buffer.alloc(0);
 
 /**
  * Bits in the Bloom filter of one block's trigrams: 2 KiB per 16 KiB block, an eighth of the text.
@@ -203,33 +160,31 @@ export function bloomHasProbe(blooms: Uint8Array, base: number, p: BloomProbe): 
 }
 
 /**
- * The trigram document of a text cut into blocks (`bounds`, byte offsets at line starts), plus a
- * Bloom filter per block of the trigrams within it. Trigrams across a block boundary hold a line
- * end, which no literal a line matches holds, so they are left out. ASCII blocks are read as bytes.
+ * The posting keys of a text cut into blocks (`bounds`, byte offsets at line starts), plus a Bloom
+ * filter per block of the trigrams within it. Trigrams across a block boundary hold a line end,
+ * which no literal a line matches holds, so they are left out. ASCII blocks are read as bytes.
+ * The keys are a scratch view, as trigramKeysOf's.
  */
-export function blockedTrigramDocument(
+export function blockedTrigramKeys(
   data: Uint8Array,
   bounds: readonly number[],
-): { doc: string; blooms: Uint8Array } {
+): { keys: Uint32Array; blooms: Uint8Array } {
   const serial = nextSerial();
   const seenIn = seenScratch();
   inBlockTable ??= new Int32Array(1 << 21);
   const inBlock = inBlockTable;
-  // ASCII tokens as bytes in the scratch buffer (UTF-8 input: at most one trigram per byte), the
-  // few others after them.
-  const out = documentBuffer(data.length);
+  const out = keyBuffer(data.length);
   let n = 0;
-  const wide = new Set<number>();
   const blooms = new Uint8Array((bounds.length - 1) * BLOOM_BYTES);
   const decoder = new TextDecoder();
-  // A key's first sight in a block sets its filter bits; its first in the text adds its token.
+  // A key's first sight in a block sets its filter bits; its first in the text adds it.
   const ascii = (key: number, base: number): void => {
     if (inBlock[key] === blockSerial) return;
     inBlock[key] = blockSerial;
     bloomAdd(blooms, base, key);
     if (seenIn[key] !== serial) {
       seenIn[key] = serial;
-      n = putAsciiToken(out, n, key);
+      out[n++] = key;
     }
   };
   for (let k = 0; k + 1 < bounds.length; k++) {
@@ -255,7 +210,7 @@ export function blockedTrigramDocument(
         bloomAdd(blooms, base, key);
         if (seenIn[key] !== serial) {
           seenIn[key] = serial;
-          n = putAsciiToken(out, n, key);
+          out[n++] = key;
         }
       }
       continue;
@@ -267,17 +222,19 @@ export function blockedTrigramDocument(
       const c = FOLD[units.charCodeAt(i)] as number;
       if ((a | b | c) < 128) ascii((a << 14) | (b << 7) | c, base);
       else {
-        const key = a * 4294967296 + b * 65536 + c;
-        wide.add(key);
-        bloomAdd(blooms, base, key);
+        // The filter takes the exact wide key (trigramKeys), the postings its hashed key.
+        bloomAdd(blooms, base, a * 4294967296 + b * 65536 + c);
+        const key = widePostingKey(a, b, c);
+        if (seenIn[key] !== serial) {
+          seenIn[key] = serial;
+          out[n++] = key;
+        }
       }
       a = b;
       b = c;
     }
   }
-  const tokens = n > 0 ? [out.toString("latin1", 0, n - 1)] : [];
-  for (const key of wide) tokens.push(wideToken(key));
-  return { doc: tokens.join(" "), blooms };
+  return { keys: out.subarray(0, n), blooms };
 }
 
 // Last block each ASCII trigram was seen in, for blockedTrigramDocument (allocated on first use).

@@ -13,7 +13,7 @@ import { TreeReader } from "./tree.js";
 
 /**
  * Bytes of contents per indexing call: the builder's memory is this batch, not the tree. Each call
- * writes a segment of postings; smaller ones cost FTS5 merges.
+ * writes a segment of posting lists; smaller ones cost more merges.
  */
 const BATCH_BYTES = 16 * 1024 * 1024;
 const BATCH_FILES = 20_000;
@@ -112,7 +112,7 @@ export async function buildContentIndex(
     const writeOldest = async (): Promise<void> => {
       const oldest = sent.shift() as Sent;
       const rows = await oldest.rows;
-      const built = index.insertRows(rows.rows);
+      const built = index.insertRows(rows.rows, rows.postings);
       worker?.recycle(rows);
       for (const h of oldest.hashes) sending.delete(h);
       result.indexed += built.indexed;
@@ -123,9 +123,8 @@ export async function buildContentIndex(
       if (worker) {
         // The new batch goes to the worker before this thread writes what is ready, so the worker
         // is never left idle while the writes run. A full queue frees a place by writing its
-        // oldest batch, waiting for it if need be: this thread's writes (FTS5's inserts) cost more
-        // than the worker's rows, so it has no time to spare for making rows itself (it did, a
-        // third of an idle machine's build, while the worker idled half of it).
+        // oldest batch, waiting for it if need be: making rows here as well took this thread from
+        // its writes (a third of an idle machine's build, while the worker idled half of it).
         while (sent.length >= WORKER_QUEUE) await writeOldest();
         const hashes = index.missing(batch.keys()).filter((h) => !sending.has(h));
         if (hashes.length > 0) {

@@ -1,21 +1,23 @@
 // The main thread's side of the index builder's worker thread (index-worker.ts): sends it batches
 // of blobs to read and make rows of, and hands back each batch's rows in the order sent, so the
-// main thread spends its time on FTS5's inserts while the second core reads, inflates and
-// tokenizes. The builder (index-builder.ts) bounds how many batches are out (memory), and makes
+// main thread spends its time writing them while the second core reads, inflates, tokenizes and
+// makes the posting lists. The builder (index-builder.ts) bounds how many batches are out (memory), and makes
 // a batch's rows itself rather than wait for the worker.
 import type { Worker } from "node:worker_threads";
 import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
 import type { Env } from "../core/settings.js";
 import { startWorker, workerScript } from "../core/worker-script.js";
+import type { EncodedPostings } from "../search/postings.js";
 import type { TextRow } from "../store/search/text-rows.js";
 import type { Store } from "../store/store.js";
 import type { Recycle, RowsReply, RowsRequest, WorkerSetup } from "./index-worker.js";
 
-/** A batch's rows, all views of one buffer (handed back with recycle once they are written). */
+/** A batch's rows, all views of one buffer (handed back with recycle once they are written), and its posting lists. */
 export interface Rows {
   rows: TextRow[];
   buffer: ArrayBuffer;
+  postings: EncodedPostings;
 }
 
 interface Waiting {
@@ -36,7 +38,7 @@ export class RowsWorker {
       if ("error" in reply) {
         const { code, message, details } = reply.error;
         waiting?.reject(new AfsError(code as ErrorCode, message, details));
-      } else waiting?.resolve({ rows: reply.rows, buffer: reply.buffer });
+      } else waiting?.resolve({ rows: reply.rows, buffer: reply.buffer, postings: reply.postings });
     });
     worker.on("error", (e) => this.fail(new AfsError("INTERNAL", `the index builder's worker failed: ${e.message}`)));
     this.exited = new Promise((resolve) => {

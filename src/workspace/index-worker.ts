@@ -1,10 +1,12 @@
 // The index builder's worker thread (started by index-rows-worker.ts): reads the blobs of each batch
 // it is sent from the SQLite store, through a read-only connection of its own, inflates them and
-// makes their rows (text-rows.ts: trigram documents, block filters), while the main thread writes
-// the previous batch's rows into the index. A batch's bytes go back in one transferred buffer.
+// makes their rows (text-rows.ts: posting keys, block filters) and the batch's posting lists
+// (search/postings.ts), while the main thread writes the previous batch's into the index. A
+// batch's bytes go back in transferred buffers.
 import { parentPort, workerData } from "node:worker_threads";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import { type EncodedPostings, PostingsBuilder } from "../search/postings.js";
 import { checkedStore } from "../store/checked-store.js";
 import { readPendings, rowHead, type TextRow, textRow } from "../store/search/text-rows.js";
 import { SqliteStore } from "../store/sqlite/store.js";
@@ -28,7 +30,7 @@ export interface Recycle {
 }
 
 export type RowsReply =
-  | { id: number; rows: TextRow[]; buffer: ArrayBuffer }
+  | { id: number; rows: TextRow[]; buffer: ArrayBuffer; postings: EncodedPostings }
   | { id: number; error: { code: string; message: string; details: Record<string, unknown> } };
 
 const port = parentPort;
@@ -55,12 +57,19 @@ if (port) {
     try {
       const packer = new Packer(free.pop());
       const rows: TextRow[] = [];
+      const postings = new PostingsBuilder();
       const sizeOf = (_: Hash, i: number) => message.sizes[i];
       for await (const pending of readPendings(store, message.hashes, sizeOf, setup.maxIndexBytes)) {
-        rows.push(packer.take(textRow(pending, rowHead(pending, setup.maxIndexBytes))));
+        const row = textRow(pending, rowHead(pending, setup.maxIndexBytes));
+        // Its place in the batch is its place in the writer's ids (insertRows).
+        postings.add(rows.length, row.keys);
+        row.keys = NO_KEYS;
+        rows.push(packer.take(row));
       }
       const buffer = packer.finish(rows);
-      port.postMessage({ id: message.id, rows, buffer } satisfies RowsReply, [buffer]);
+      const lists = postings.finish();
+      const transfer = [buffer, lists.keys.buffer, lists.ends.buffer, lists.bytes.buffer] as ArrayBuffer[];
+      port.postMessage({ id: message.id, rows, buffer, postings: lists } satisfies RowsReply, transfer);
     } catch (e) {
       const error =
         e instanceof AfsError
@@ -71,14 +80,14 @@ if (port) {
   };
 }
 
-/** Where a row's bytes went in the batch's buffer: [offset, length] pairs, doc first. */
+/** Where a row's bytes went in the batch's buffer: [offset, length] pairs. */
 type Spans = number[];
 
+const NO_KEYS = new Uint32Array(0);
+
 /**
- * Copies each row's bytes (its document as latin1, its filters) into one growing buffer as the row
- * is made (its document is a scratch view until the next), then makes every row's fields views of
- * that buffer, so the batch is transferred, not copied, and the main thread binds the documents as
- * they are (FTS5 reads a blob value as its text). No string per document is made here.
+ * Copies each row's filters and line table into one growing buffer as the row is made, then makes
+ * every row's fields views of that buffer, so the batch is transferred, not copied.
  */
 class Packer {
   /** The last batch's size: batches are alike, so most are packed with no regrowth (a copy, and twice the memory meanwhile). */
@@ -95,7 +104,6 @@ class Packer {
 
   take(row: TextRow): TextRow {
     const spans: Spans = [];
-    this.put(row.doc, spans);
     if (row.blooms) this.put(row.blooms, spans);
     if (row.lines) this.put(row.lines, spans);
     for (const b of row.bands ?? []) this.put(b, spans);
@@ -116,7 +124,6 @@ class Packer {
         k += 2;
         return v;
       };
-      row.doc = view();
       if (row.blooms) row.blooms = view();
       if (row.lines) row.lines = view();
       if (row.bands) row.bands = row.bands.map(view);
@@ -124,16 +131,14 @@ class Packer {
     return buffer;
   }
 
-  private put(part: string | Uint8Array, spans: Spans): void {
-    const length = typeof part === "string" ? part.length : part.byteLength;
+  private put(part: Uint8Array, spans: Spans): void {
+    const length = part.byteLength;
     if (this.at + length > this.bytes.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length + (this.bytes.length >>> 1), this.at + length));
       this.bytes.copy(grown, 0, 0, this.at);
       this.bytes = grown;
     }
-    // A document string's tokens are [0-9a-z] and spaces: one byte a unit.
-    if (typeof part === "string") this.bytes.write(part, this.at, "latin1");
-    else this.bytes.set(part, this.at);
+    this.bytes.set(part, this.at);
     spans.push(this.at, length);
     this.at += length;
   }

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Hash } from "../../src/core/hash.js";
 import { grep } from "../../src/ops/index.js";
 import { BANDS } from "../../src/search/block-filters.js";
+import { decodeLists } from "../../src/search/postings.js";
 import { Afs } from "../../src/workspace/afs.js";
 import { internalsOf } from "../../src/workspace/engine/internals.js";
 import { buildContentIndex } from "../../src/workspace/index-builder.js";
@@ -62,15 +63,20 @@ function contents(home: string): Record<string, unknown> {
         "SELECT b.hash, t.key - b.id * ? AS band, hex(t.bits) AS bits FROM text_bands t JOIN text_blobs b ON t.key / ? = b.id ORDER BY 1, 2",
       )
       .all(BANDS, BANDS);
-    // Each token's texts: the postings, compared whole.
-    db.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, text_trigrams, 'row')");
+    // Each key's texts: the posting lists of every segment, compared whole.
     const hashOf = new Map(
       (db.prepare("SELECT id, hash FROM text_blobs").all() as { id: number; hash: Hash }[]).map((r) => [r.id, r.hash]),
     );
-    const match = db.prepare("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck();
-    const postings: Record<string, string[]> = {};
-    for (const term of db.prepare("SELECT term FROM temp.vocab ORDER BY term").pluck().all() as string[]) {
-      postings[term] = (match.all(`"${term}"`) as number[]).map((id) => hashOf.get(id) as string).sort();
+    const lists = new Map<number, Uint8Array[]>();
+    const rowsInOrder = db
+      .prepare(
+        "SELECT p.key % 4194304 AS gram, p.ids FROM text_segments s JOIN text_postings p ON p.key / 4194304 = s.seg ORDER BY s.first",
+      )
+      .all() as { gram: number; ids: Buffer }[];
+    for (const { gram, ids } of rowsInOrder) lists.set(gram, [...(lists.get(gram) ?? []), ids]);
+    const postings: Record<number, string[]> = {};
+    for (const gram of [...lists.keys()].sort((x, y) => x - y)) {
+      postings[gram] = [...decodeLists(lists.get(gram) as Uint8Array[])].map((id) => hashOf.get(id) as string).sort();
     }
     return { rows, blooms, bands, postings };
   } finally {

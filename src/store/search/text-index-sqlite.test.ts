@@ -15,20 +15,42 @@ beforeEach(async () => {
 afterEach(() => t.cleanup());
 
 describe("SqliteTextIndex", () => {
-  it("writes one FTS5 segment per indexing transaction, not one per MB of postings", async () => {
-    // ~2,000 texts of distinct trigrams: ~1.5 MB of pending postings, past FTS5's default 1 MB flush.
-    const texts = Array.from({ length: 2000 }, (_, i) =>
-      Buffer.from(Array.from({ length: 400 }, (_, j) => ((i * 7919 + j * 104729) % 1e9).toString(36)).join(" ")),
-    );
-    await internalsOf(t.afs).store.putBlobs(texts.map((data) => ({ hash: sha256(data), data })));
-    const index = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, internalsOf(t.afs).store);
-    const built = await index.build(texts.map((d) => sha256(d)));
-    expect(built.indexed).toBe(texts.length);
+  it("writes a segment of posting lists per indexing transaction, and merges eight into one that answers as they did", async () => {
+    const store = internalsOf(t.afs).store;
+    const index = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, store);
     const db = internalsOf(t.afs).searchDb.db;
-    expect(db.prepare("SELECT v FROM text_trigrams_config WHERE k = 'hashsize'").pluck().get()).toBe(8388608);
-    // FTS5's %_idx table holds a row per leaf page of each segment, by segment id.
-    const segments = db.prepare("SELECT count(DISTINCT segid) FROM text_trigrams_idx").pluck().get() as number;
-    expect(segments).toBe(1);
+    const levels = () => db.prepare("SELECT level FROM text_segments ORDER BY first").pluck().all();
+    const lit = (folded: string): LiteralQuery => ({ op: "lit", folded });
+    // Nine indexing calls of three texts each: one rare word per text, one word in every text,
+    // one in the texts of even calls, and a wide (non-ASCII) word in the first text of each.
+    const calls = Array.from({ length: 9 }, (_, c) =>
+      Array.from({ length: 3 }, (_, i) =>
+        Buffer.from(
+          `call ${c} text ${i}: rare${c}x${i}q common${c % 2 === 0 ? " evenword" : ""}${i === 0 ? " 日本語の文" : ""}\n`,
+        ),
+      ),
+    );
+    const hashes: Hash[] = [];
+    for (const [c, texts] of calls.entries()) {
+      await store.putBlobs(texts.map((data) => ({ hash: sha256(data), data })));
+      hashes.push(...texts.map((d) => sha256(d)));
+      expect((await index.build(texts.map((d) => sha256(d)))).indexed).toBe(3);
+      // Eight segments of level 0 became one of level 1 when the eighth came.
+      expect(levels()).toEqual(c < 7 ? Array(c + 1).fill(0) : c === 7 ? [1] : [1, 0]);
+    }
+    const named = async (q: LiteralQuery) => [...(await index.candidates(hashes, q)).keys()].sort();
+    for (const [c, texts] of calls.entries()) {
+      for (const i of [0, 1, 2]) expect(await named(lit(`rare${c}x${i}q`))).toEqual([sha256(texts[i] as Buffer)]);
+    }
+    expect(await named(lit("common"))).toEqual([...hashes].sort());
+    const even = calls.flatMap((texts, c) => (c % 2 === 0 ? texts.map((d) => sha256(d)) : []));
+    expect(await named(lit("evenword"))).toEqual(even.sort());
+    expect(await named(lit("日本語"))).toEqual(calls.map((texts) => sha256(texts[0] as Buffer)).sort());
+    const either: LiteralQuery = { op: "or", of: [lit("rare0x1q"), lit("rare8x2q")] };
+    expect(await named(either)).toEqual([sha256(calls[0]?.[1] as Buffer), sha256(calls[8]?.[2] as Buffer)].sort());
+    // A new process (a new index object) reads the same lists.
+    const fresh = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, store);
+    expect([...(await fresh.candidates(hashes, lit("rare3x1q"))).keys()]).toEqual([sha256(calls[3]?.[1] as Buffer)]);
   });
 
   it("classifies a blob too large to index by its first bytes, never reading it whole", async () => {

@@ -1,6 +1,6 @@
-// The content index in the index file (afs.index.db): one row per blob hash, an FTS5 table of each
-// text blob's distinct trigrams (computed in JS, see search/trigrams.ts) as posting lists, and for a
-// text of several blocks (search/text-blocks.ts) a Bloom filter of each block's trigrams. Blobs are
+// The content index in the index file (afs.index.db): one row per blob hash, posting lists of the
+// text blobs holding each trigram (search/trigrams.ts, postings-sqlite.ts), and for a text of
+// several blocks (search/text-blocks.ts) a Bloom filter of each block's trigrams. Blobs are
 // indexed lazily, in batches, the first time a search has them in scope.
 
 import { AfsError } from "../../core/errors.js";
@@ -10,6 +10,7 @@ import { DEFAULT_TEXT_CACHE_BYTES } from "../../core/settings.js";
 import { decodeText } from "../../core/text.js";
 import { BANDS, BlockFilters, type ProbeTree, queryProbes, TRANSPOSE_MIN_BLOCKS } from "../../search/block-filters.js";
 import { countLines } from "../../search/count-lines.js";
+import { type EncodedPostings, type PostingQuery, PostingsBuilder } from "../../search/postings.js";
 import { TextCache } from "../../search/text-cache.js";
 import type {
   BlockRun,
@@ -20,7 +21,7 @@ import type {
   TextIndexBuild,
   TextIndexStatus,
 } from "../../search/text-index.js";
-import { literalTokens } from "../../search/trigram-token.js";
+import { literalKeys } from "../../search/trigram-token.js";
 import { BLOOM_BYTES } from "../../search/trigrams.js";
 import { SEEKABLE_MIN } from "../blob-codec.js";
 import { componentStatements, type IndexDb } from "../index-db.js";
@@ -174,9 +175,9 @@ export class SqliteTextIndex implements TextIndex {
 
   async candidates(hashes: readonly Hash[], query: LiteralQuery): Promise<Candidates> {
     this.checkGeneration();
-    const expression = ftsExpression(query);
+    const expression = postingQuery(query);
     if (expression !== null && this.scopes.get(hashes)?.epoch !== this.epoch && this.unfamiliar(hashes)) {
-      // One read transaction: the generation, the marker and the rows FTS5 names agree.
+      // One read transaction: the generation, the marker and the rows the postings name agree.
       const found = this.st.db
         .transaction(() => {
           this.checkGeneration();
@@ -196,7 +197,7 @@ export class SqliteTextIndex implements TextIndex {
     }
     // The index answers first; only the rows it names are looked at (a rare literal names few).
     const probes = queryProbes(query);
-    for (const id of this.st.match.all(expression) as number[]) {
+    for (const id of this.st.postings.match(expression)) {
       const i = scope.byId.get(id);
       if (i !== undefined) this.addCandidate(out, hashes[i] as Hash, scope.known[i] as Known, probes);
     }
@@ -209,16 +210,16 @@ export class SqliteTextIndex implements TextIndex {
     tree: Hash,
     query: LiteralQuery,
   ): Promise<{ candidates: Candidates; files: { path: string; hash: Hash }[] } | null> {
-    const expression = ftsExpression(query);
+    const expression = postingQuery(query);
     if (expression === null) return null;
     const st = this.st;
-    // One read transaction: the generation, the tree's map and the rows FTS5 names agree.
+    // One read transaction: the generation, the tree's map and the rows the postings name agree.
     return st.db
       .transaction(() => {
         this.checkGeneration();
         const row = st.tree.get(tree, this.generation) as { id: number; large: string } | undefined;
         if (!row) return null;
-        const ids = st.match.all(expression) as number[];
+        const ids = Array.from(st.postings.match(expression));
         if (ids.length > MAX_TREE_MATCHES) return null;
         const large = JSON.parse(row.large) as number[];
         const named = [...ids, ...large];
@@ -414,7 +415,7 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /** Candidates from a marked scope (see MarkedScope), or null when `hashes` has no valid marker. */
-  private markedCandidates(hashes: readonly Hash[], expression: string, query: LiteralQuery): Candidates | null {
+  private markedCandidates(hashes: readonly Hash[], expression: PostingQuery, query: LiteralQuery): Candidates | null {
     let scope = this.marked.get(hashes);
     if (scope?.epoch !== this.epoch) {
       const large = this.st.scope.get(scopeDigest(hashes), this.generation) as string | undefined;
@@ -422,7 +423,7 @@ export class SqliteTextIndex implements TextIndex {
       scope = { epoch: this.epoch, large: JSON.parse(large) as Hash[] };
       this.marked.set(hashes, scope);
     }
-    const ids = this.st.match.all(expression) as number[];
+    const ids = Array.from(this.st.postings.match(expression));
     this.remember(
       ids.filter((id) => !this.ids.has(id)),
       this.st.byIds,
@@ -686,8 +687,8 @@ export class SqliteTextIndex implements TextIndex {
           DELETE FROM text_bands;
           DELETE FROM text_scopes;
           DELETE FROM text_tree_files;
-          DELETE FROM text_trees;
-          INSERT INTO text_trigrams (text_trigrams) VALUES ('delete-all');`);
+          DELETE FROM text_trees;`);
+        st.postings.clear();
         st.bump.run();
       })
       .immediate();
@@ -703,9 +704,9 @@ export class SqliteTextIndex implements TextIndex {
 
   async prune(keep: (hash: Hash) => boolean): Promise<number> {
     const st = this.st;
-    // Row ids of deleted rows may be handed out again, so a pruning bumps the generation like
-    // clear(): every process forgets the ids it holds rather than matching one to another blob.
-    // (AUTOINCREMENT would avoid the reuse, but a process would still believe a pruned blob indexed.)
+    // A pruned row's id stays in the posting lists, naming nothing (ids are never handed out
+    // twice), until its segment is merged. A pruning bumps the generation like clear(): every
+    // process forgets the rows it holds, as it would still believe a pruned blob indexed.
     // IMMEDIATE: no writer indexes between reading the rows and deleting them.
     const pruned = st.db
       .transaction(() => {
@@ -715,7 +716,6 @@ export class SqliteTextIndex implements TextIndex {
         }
         for (let i = 0; i < gone.length; i += LOOKUP_CHUNK) {
           const ids = JSON.stringify(gone.slice(i, i + LOOKUP_CHUNK));
-          st.deleteGrams.run(ids);
           st.deleteBlooms.run(ids);
           st.deleteBlobs.run(ids);
         }
@@ -831,16 +831,20 @@ export class SqliteTextIndex implements TextIndex {
 
   /** One transaction: each blob's row, and its trigrams unless another writer got there first. */
   private write(batch: readonly Pending[], result: TextIndexBuild, keep: boolean): void {
-    // Each document is made as its row goes in, inside the transaction: a batch's documents (~1.5x
-    // its text) were all held at once (a builder of 50k files peaked at 250-330 MB, now 210-230),
-    // and a row another writer got to first is not tokenized at all. The write lock is held longer
-    // by the tokenizing, ~15% of a batch's time (a batch is 16 MiB, well under a second).
-    this.st.db
+    // Each text's keys are made as its row goes in, inside the transaction, and go straight into
+    // the batch's lists: no text's keys are held beside the batch, and a row another writer got to
+    // first is not tokenized at all. The write lock is held longer by the tokenizing.
+    const st = this.st;
+    st.db
       .transaction(() => {
-        for (const pending of batch) {
+        const base = st.postings.reserve(batch.length);
+        const postings = new PostingsBuilder();
+        batch.forEach((pending, i) => {
           const head = rowHead(pending, this.maxIndexBytes);
-          this.insertRow(pending, head, result, keep, () => textRow(pending, head));
-        }
+          const row = this.insertRow(base + i, pending, head, result, keep, () => textRow(pending, head));
+          if (row) postings.add(i, row.keys);
+        });
+        st.postings.write(base, postings.finish());
       })
       .immediate();
     // The texts just indexed are what the search is about to verify.
@@ -860,39 +864,45 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   /**
-   * Writes rows made elsewhere (textRow, in the builder's worker thread) in one transaction, as
-   * build() writes those it makes; a row another writer got to first is skipped. Nothing of them
-   * stays in memory.
+   * Writes rows made elsewhere (textRow, in the builder's worker thread) and their batch's posting
+   * lists (made there too, with the rows' places in `rows`) in one transaction, as build() writes
+   * those it makes; a row another writer got to first is skipped (its id, in the lists, names
+   * nothing). Nothing of them stays in memory.
    */
-  insertRows(rows: readonly TextRow[]): TextIndexBuild {
+  insertRows(rows: readonly TextRow[], postings: EncodedPostings): TextIndexBuild {
     const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
-    this.st.db
+    const st = this.st;
+    st.db
       .transaction(() => {
-        for (const row of rows) this.insertRow(row, row, result, false, () => row);
+        const base = st.postings.reserve(rows.length);
+        rows.forEach((row, i) => {
+          this.insertRow(base + i, row, row, result, false, () => row);
+        });
+        st.postings.write(base, postings);
       })
       .immediate();
     return result;
   }
 
-  /** One blob's row, then (unless another writer got there first) its document and filters from `made`. */
+  /** Blob `id`'s row, then (unless another writer got there first) its filters from `made`; true when written. */
   private insertRow(
+    id: number,
     blob: Pick<Pending, "hash" | "size">,
     head: Pick<RowHead, "state" | "blocks">,
     result: TextIndexBuild,
     keep: boolean,
     made: () => TextRow,
-  ): void {
+  ): TextRow | undefined {
     const { hash, size } = blob;
     const { state, blocks } = head;
-    const inserted = this.st.insertBlob.run(hash, state, size, blocks);
+    const inserted = this.st.insertBlob.run(id, hash, state, size, blocks);
     if (inserted.changes === 0) {
       if (keep) this.fetchOne(hash);
-      return;
+      return undefined;
     }
-    const id = Number(inserted.lastInsertRowid);
+    let row: TextRow | undefined;
     if (state === State.Text) {
-      const row = made();
-      if (row.doc.length > 0) this.st.insertGrams.run(id, row.doc);
+      row = made();
       if (row.lines) this.st.insertBlooms.run(id, row.blooms ?? EMPTY, row.lines);
       row.bands?.forEach((bits, j) => {
         this.st.insertBand.run(id * BANDS + j, bits);
@@ -902,6 +912,7 @@ export class SqliteTextIndex implements TextIndex {
     result.indexed++;
     result.bytes += size;
     if (state !== State.Text) result.skipped++;
+    return row;
   }
 
   private async blob(hash: Hash): Promise<Buffer> {
@@ -929,22 +940,23 @@ const bloomCache = () => new WeightedLru<number, BlockFilters>(64 * 1024 * 1024,
 /** A scope's name in text_scopes: its hashes, in the order the search passed them. */
 const scopeDigest = (hashes: readonly Hash[]): string => sha256(hashes.join("\n"));
 
-/** The FTS5 MATCH expression for a query, or null when it requires nothing (every text matches). */
-function ftsExpression(query: LiteralQuery): string | null {
+/** What the posting lists must hold for a query, or null when it requires nothing (every text matches). */
+function postingQuery(query: LiteralQuery): PostingQuery | null {
   switch (query.op) {
     case "all":
       return null;
     case "lit": {
-      const tokens = literalTokens(query.folded);
-      return tokens.length === 0 ? null : tokens.map((t) => `"${t}"`).join(" AND ");
+      const keys = literalKeys(query.folded);
+      return keys.length === 0 ? null : keys.length === 1 ? (keys[0] as number) : { and: keys };
     }
     case "and": {
-      const parts = query.of.map(ftsExpression).filter((p): p is string => p !== null);
-      return parts.length === 0 ? null : parts.map((p) => `(${p})`).join(" AND ");
+      const parts = query.of.map(postingQuery).filter((p): p is PostingQuery => p !== null);
+      return parts.length === 0 ? null : parts.length === 1 ? (parts[0] as PostingQuery) : { and: parts };
     }
     case "or": {
-      const parts = query.of.map(ftsExpression);
-      return parts.length === 0 || parts.includes(null) ? null : parts.map((p) => `(${p})`).join(" OR ");
+      const parts = query.of.map(postingQuery);
+      if (parts.length === 0 || parts.includes(null)) return null;
+      return parts.length === 1 ? (parts[0] as PostingQuery) : { or: parts as PostingQuery[] };
     }
   }
 }

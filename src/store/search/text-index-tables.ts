@@ -1,6 +1,7 @@
 // The content index's tables in the index file (afs.index.db), one migration step per version, and
 // the statements SqliteTextIndex runs on them (text-index-sqlite.ts holds what they mean).
 import type Database from "better-sqlite3";
+import { POSTINGS_SCHEMA, SqlitePostings } from "./postings-sqlite.js";
 
 // `state` records what indexing found, so binary and huge blobs are never read again.
 // The trigram table is contentless (the text lives in the store) with detail=none: it answers "which rows hold all these tokens", which is all a candidate filter needs.
@@ -95,6 +96,18 @@ export const TEXT_INDEX_SCHEMA = [
   // came to ~6 MB in memory), and the memory FTS5 may hold stays small beside the batch's 16 MiB.
   // Nothing indexed changes.
   `INSERT INTO text_trigrams (text_trigrams, rank) VALUES ('hashsize', 8388608);`,
+  // Version 11: posting lists of our own (postings-sqlite.ts) in place of FTS5, which spent most of
+  // a large build tokenizing documents of trigram names and merging its segments. Everything
+  // indexed goes, to be indexed again; row ids come from next_id from now on.
+  `DELETE FROM text_blobs;
+   DELETE FROM text_blooms;
+   DELETE FROM text_bands;
+   DELETE FROM text_scopes;
+   DELETE FROM text_tree_files;
+   DELETE FROM text_trees;
+   DROP TABLE text_trigrams;
+   ${POSTINGS_SCHEMA}
+   UPDATE text_meta SET value = value + 1 WHERE key = 'generation';`,
 ];
 
 /** @internal better-sqlite3's statement types cannot be named in a .d.ts; the store is not public. */
@@ -123,14 +136,12 @@ export function prepareTextIndex(db: Database.Database) {
     insertBand: db.prepare<[number, Uint8Array]>("INSERT OR REPLACE INTO text_bands (key, bits) VALUES (?, ?)"),
     deleteBands: db.prepare<[number, number]>("DELETE FROM text_bands WHERE key BETWEEN ? AND ?"),
     deleteBlooms: db.prepare<[string]>("DELETE FROM text_blooms WHERE id IN (SELECT value FROM json_each(?))"),
-    insertBlob: db.prepare<[string, number, number, number]>(
-      "INSERT INTO text_blobs (hash, state, bytes, blocks) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    insertBlob: db.prepare<[number, string, number, number, number]>(
+      "INSERT INTO text_blobs (id, hash, state, bytes, blocks) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
-    insertGrams: db.prepare<[number, string | Uint8Array]>("INSERT INTO text_trigrams (rowid, grams) VALUES (?, ?)"),
-    match: db.prepare<[string]>("SELECT rowid FROM text_trigrams WHERE text_trigrams MATCH ?").pluck(),
+    postings: new SqlitePostings(db),
     generation: db.prepare("SELECT value FROM text_meta WHERE key = 'generation'").pluck(),
     rows: db.prepare("SELECT id, hash FROM text_blobs"),
-    deleteGrams: db.prepare<[string]>("DELETE FROM text_trigrams WHERE rowid IN (SELECT value FROM json_each(?))"),
     deleteBlobs: db.prepare<[string]>("DELETE FROM text_blobs WHERE id IN (SELECT value FROM json_each(?))"),
     bump: db.prepare("UPDATE text_meta SET value = value + 1 WHERE key = 'generation'"),
     tree: db.prepare<[string, number]>("SELECT id, large FROM text_trees WHERE hash = ? AND generation = ?"),

@@ -1,5 +1,5 @@
 // What the content index makes of one blob before it is written: the blob read and classified
-// (text, binary, too large to index), then its trigram document and, for a text of several blocks,
+// (text, binary, too large to index), then its posting keys and, for a text of several blocks,
 // its block filters and line table. Work on bytes alone, apart from the index file, so the builder's
 // worker thread (workspace/index-worker.ts) does it while the main thread writes the rows.
 
@@ -9,7 +9,7 @@ import { EMPTY_SHA256, type Hash } from "../../core/hash.js";
 import { decodeText } from "../../core/text.js";
 import { bandsOf, TRANSPOSE_MIN_BLOCKS } from "../../search/block-filters.js";
 import { blockBounds, blockLines } from "../../search/text-blocks.js";
-import { asciiTrigramBytes, blockedTrigramDocument, trigramDocument } from "../../search/trigrams.js";
+import { asciiTrigramKeys, blockedTrigramKeys, trigramKeysOf } from "../../search/trigrams.js";
 import type { Store } from "../store.js";
 
 export enum State {
@@ -37,14 +37,14 @@ export interface RowHead {
   bounds: number[];
 }
 
-/** What goes into the index for one blob: its row, its trigram document and its filters. */
+/** What goes into the index for one blob: its row, its posting keys and its filters. */
 export interface TextRow {
   hash: Hash;
   state: State;
   size: number;
   blocks: number;
-  /** The distinct trigram tokens, space-separated (as a string or its latin1 bytes); empty for none. FTS5 reads bytes bound as a blob as the same text. */
-  doc: string | Uint8Array;
+  /** The distinct posting keys of a text (trigram-token.ts): a scratch view until the next row is made. */
+  keys: Uint32Array;
   /** A text of 2 to TRANSPOSE_MIN_BLOCKS - 1 blocks: its block filters, as stored. */
   blooms?: Uint8Array;
   /** A text of several blocks: blockLines' table, as bytes. */
@@ -133,24 +133,26 @@ export function rowHead(pending: Pending, maxIndexBytes: number): RowHead {
   return { state, blocks, bounds };
 }
 
+const NO_KEYS = new Uint32Array(0);
+
 /**
  * A pending blob's row whole: its head and what is indexed of it (nothing but the row for a
- * non-text). An all-ASCII text's document is bytes in a scratch buffer (asciiTrigramBytes), valid
- * until the next row is made: it is written or copied at once.
+ * non-text). Its keys are a scratch view, valid until the next row is made: they are added to a
+ * PostingsBuilder at once.
  */
 export function textRow(pending: Pending, head: RowHead): TextRow {
   const { hash, data, size, text } = pending;
-  const row: TextRow = { hash, state: head.state, size, blocks: head.blocks, doc: "" };
+  const row: TextRow = { hash, state: head.state, size, blocks: head.blocks, keys: NO_KEYS };
   if (text === null) return row;
   const { bounds, blocks } = head;
   if (bounds.length > 2) {
-    const { doc, blooms } = blockedTrigramDocument(data, bounds);
-    row.doc = doc;
+    const { keys, blooms } = blockedTrigramKeys(data, bounds);
+    row.keys = keys;
     row.lines = new Uint8Array(blockLines(data, bounds).buffer);
     if (blocks >= TRANSPOSE_MIN_BLOCKS) {
       row.bands = bandsOf(blooms, blocks).map((bits) => new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
     } else row.blooms = blooms;
-  } else row.doc = text === true ? asciiTrigramBytes(data) : trigramDocument(text);
+  } else row.keys = text === true ? asciiTrigramKeys(data) : trigramKeysOf(text);
   return row;
 }
 
