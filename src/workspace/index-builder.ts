@@ -20,9 +20,9 @@ const BATCH_FILES = 20_000;
 /** Tree entries kept decoded between the counting pass and the indexing pass. */
 const TREE_CACHE_ENTRIES = 50_000;
 /**
- * Batches sent to the worker thread and not yet written: one it works on and one queued, so it
- * never waits for the main thread. Each holds its rows (~1.5x its text) until written, so this
- * bounds the memory.
+ * Batches sent to one worker thread and not yet written: one it works on and two queued, so it
+ * never waits for the main thread; each further worker adds one. Each holds its rows and lists
+ * until written, so this bounds the memory.
  */
 const WORKER_QUEUE = 3;
 
@@ -125,7 +125,7 @@ export async function buildContentIndex(
         // is never left idle while the writes run. A full queue frees a place by writing its
         // oldest batch, waiting for it if need be: making rows here as well took this thread from
         // its writes (a third of an idle machine's build, while the worker idled half of it).
-        while (sent.length >= WORKER_QUEUE) await writeOldest();
+        while (sent.length >= WORKER_QUEUE + worker.size - 1) await writeOldest();
         const hashes = index.missing(batch.keys()).filter((h) => !sending.has(h));
         if (hashes.length > 0) {
           const job: Sent = { rows: worker.rows(hashes, batch), hashes, files: result.files, ready: false };

@@ -3,6 +3,7 @@
 // main thread spends its time writing them while the second core reads, inflates, tokenizes and
 // makes the posting lists. The builder (index-builder.ts) bounds how many batches are out (memory), and makes
 // a batch's rows itself rather than wait for the worker.
+import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
@@ -25,23 +26,41 @@ interface Waiting {
   reject: (e: Error) => void;
 }
 
-export class RowsWorker {
-  private readonly waiting = new Map<number, Waiting>();
-  private nextId = 0;
-  private failed: Error | undefined;
-  private readonly exited: Promise<void>;
+/** Most worker threads AFS_INDEX_WORKERS may ask for. */
+const MAX_WORKERS = 8;
 
-  private constructor(private readonly worker: Worker) {
+/** The builder's worker threads: each batch goes to the one with the fewest batches in hand. */
+export class RowsWorker {
+  private readonly waiting = new Map<number, Waiting & { worker: number }>();
+  /** Batches in hand, by worker. */
+  private readonly load: number[];
+  private nextId = 0;
+  private recycled = 0;
+  private failed: Error | undefined;
+  private readonly exited: Promise<void[]>;
+
+  private constructor(private readonly workers: readonly Worker[]) {
+    this.load = workers.map(() => 0);
+    this.exited = Promise.all(workers.map((worker) => this.watch(worker)));
+  }
+
+  /** Worker threads making rows. */
+  get size(): number {
+    return this.workers.length;
+  }
+
+  private watch(worker: Worker): Promise<void> {
     worker.on("message", (reply: RowsReply) => {
       const waiting = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
+      if (waiting) this.load[waiting.worker] = (this.load[waiting.worker] as number) - 1;
       if ("error" in reply) {
         const { code, message, details } = reply.error;
         waiting?.reject(new AfsError(code as ErrorCode, message, details));
       } else waiting?.resolve({ rows: reply.rows, buffer: reply.buffer, postings: reply.postings });
     });
     worker.on("error", (e) => this.fail(new AfsError("INTERNAL", `the index builder's worker failed: ${e.message}`)));
-    this.exited = new Promise((resolve) => {
+    return new Promise((resolve) => {
       worker.once("exit", () => {
         this.fail(new AfsError("INTERNAL", "the index builder's worker ended before its work was done"));
         resolve();
@@ -49,38 +68,41 @@ export class RowsWorker {
     });
   }
 
-  /** Workers started by this process (tests see that a build used one). */
+  /** Worker threads started by this process (tests see that a build used them). */
   static started = 0;
 
   /**
-   * A worker for a builder over `store`, or null when the rows are made in process: a store that is
+   * Workers for a builder over `store`, or null when the rows are made in process: a store that is
    * not a SQLite file (a Redis store's reads wait on the network, and its URL as shown holds no
-   * password), or AFS_INDEX_WORKERS=0. Unset, a worker is used when its script is found;
-   * AFS_INDEX_WORKERS=1 requires it.
+   * password), or AFS_INDEX_WORKERS=0. Unset, one per core up to two are used when their script
+   * is found (the writing thread then waits for them; more cores than that would be for the
+   * writer, which is one); AFS_INDEX_WORKERS=N requires N.
    */
   static open(store: Store, maxIndexBytes: number, env: Env = {}): RowsWorker | null {
     const setting = env.AFS_INDEX_WORKERS;
-    if (setting !== undefined && setting !== "0" && setting !== "1") {
+    const asked = setting === undefined ? undefined : /^\d+$/.test(setting) ? Number(setting) : Number.NaN;
+    if (asked !== undefined && !(asked <= MAX_WORKERS)) {
       throw new AfsError(
         "INVALID_ARGUMENT",
-        `AFS_INDEX_WORKERS is ${JSON.stringify(setting)}; set it to 0 (index in the main thread) or 1 (in a worker thread)`,
+        `AFS_INDEX_WORKERS is ${JSON.stringify(setting)}; set it to 0 (index in the main thread) or a number of worker threads from 1 to ${MAX_WORKERS}`,
       );
     }
-    if (setting === "0" || !store.url.startsWith("sqlite:")) return null;
+    if (asked === 0 || !store.url.startsWith("sqlite:")) return null;
     const script = workerScript("workspace", "index-worker", import.meta.url);
     if (!script) {
-      if (setting !== "1") return null;
+      if (asked === undefined) return null;
       throw new AfsError(
         "INTERNAL",
-        "AFS_INDEX_WORKERS=1 but the index builder's worker script (workspace/index-worker.js) is not installed beside afs; reinstall afs, or set AFS_INDEX_WORKERS=0",
+        `AFS_INDEX_WORKERS=${asked} but the index builder's worker script (workspace/index-worker.js) is not installed beside afs; reinstall afs, or set AFS_INDEX_WORKERS=0`,
       );
     }
     const workerData: WorkerSetup = { path: store.url.slice("sqlite:".length), maxIndexBytes };
-    RowsWorker.started++;
+    const count = asked ?? Math.min(2, availableParallelism());
+    RowsWorker.started += count;
     // A small young generation: the worker's garbage is each blob's short-lived bytes and strings,
     // and the default's semispaces cost ~30 MB of peak memory (measured: 310 MB -> 280 MB at 50k files).
     const resourceLimits = { maxYoungGenerationSizeMb: 8 };
-    return new RowsWorker(startWorker(script, { workerData, resourceLimits }));
+    return new RowsWorker(Array.from({ length: count }, () => startWorker(script, { workerData, resourceLimits })));
   }
 
   /** The rows of these blobs (sizes by hash, from the tree), made by the worker. */
@@ -88,15 +110,18 @@ export class RowsWorker {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
     const request: RowsRequest = { id, hashes, sizes: hashes.map((h) => sizes.get(h)) };
+    const worker = this.load.indexOf(Math.min(...this.load));
+    this.load[worker] = (this.load[worker] as number) + 1;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage(request);
+      this.waiting.set(id, { resolve, reject, worker });
+      this.workers[worker]?.postMessage(request);
     });
   }
 
-  /** Hands a batch's buffer back once its rows are written (they are void from then on). */
+  /** Hands a batch's buffer back once its rows are written (they are void from then on), to the workers in turn. */
   recycle(rows: Rows): void {
-    if (!this.failed) this.worker.postMessage({ recycle: rows.buffer } satisfies Recycle, [rows.buffer]);
+    const worker = this.workers[this.recycled++ % this.workers.length] as Worker;
+    if (!this.failed) worker.postMessage({ recycle: rows.buffer } satisfies Recycle, [rows.buffer]);
   }
 
   /**
@@ -104,8 +129,11 @@ export class RowsWorker {
    * builder stopped or failed, and will not write them), else once it has closed its store.
    */
   async close(): Promise<void> {
-    if (this.waiting.size > 0) await this.worker.terminate();
-    else this.worker.postMessage("close");
+    const unanswered = this.waiting.size > 0;
+    for (const worker of this.workers) {
+      if (unanswered) await worker.terminate();
+      else worker.postMessage("close");
+    }
     await this.exited;
   }
 
