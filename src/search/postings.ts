@@ -24,13 +24,15 @@ let countTable: Uint32Array | undefined;
 /**
  * A batch's lists in the making. Texts are added with their place in the batch (`local`, rising);
  * their lists hold local + 1 until `rebase` turns them into row ids, once the writer knows the
- * first id of the batch: the worker thread that makes them runs ahead of the writer.
+ * first id of the batch: the worker thread that makes them runs ahead of the writer. After
+ * finish() it is empty again, and keeps its buffers (sized to the largest batch) for the next.
  */
 export class PostingsBuilder {
   private keys = new Uint32Array(1 << 16);
+  private order = new Uint32Array(0);
   private length = 0;
-  private readonly locals: number[] = [];
-  private readonly starts: number[] = [];
+  private locals: number[] = [];
+  private starts: number[] = [];
 
   /** Keys held so far: the batch's memory, 4 bytes each until finish. */
   get postings(): number {
@@ -73,7 +75,8 @@ export class PostingsBuilder {
       table[k] = at;
       at += c;
     }
-    const order = new Uint32Array(n);
+    if (this.order.length < n) this.order = new Uint32Array(this.keys.length);
+    const order = this.order;
     for (let d = 0; d < this.locals.length; d++) {
       const value = (this.locals[d] as number) + 1;
       const end = this.starts[d + 1] ?? n;
@@ -107,7 +110,15 @@ export class PostingsBuilder {
       ends[j] = out;
       from = to;
     }
+    this.reset();
     return { keys, ends, bytes: bytes.subarray(0, out) };
+  }
+
+  /** Drops what was added (a batch that failed midway). */
+  reset(): void {
+    this.length = 0;
+    this.locals = [];
+    this.starts = [];
   }
 }
 

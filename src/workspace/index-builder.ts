@@ -15,7 +15,7 @@ import { TreeReader } from "./tree.js";
  * Bytes of contents per indexing call: the builder's memory is this batch, not the tree. Each call
  * writes a segment of posting lists; smaller ones cost more merges.
  */
-const BATCH_BYTES = 16 * 1024 * 1024;
+const BATCH_BYTES = 8 * 1024 * 1024;
 const BATCH_FILES = 20_000;
 /** Tree entries kept decoded between the counting pass and the indexing pass. */
 const TREE_CACHE_ENTRIES = 50_000;

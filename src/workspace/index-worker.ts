@@ -37,7 +37,9 @@ const port = parentPort;
 if (port) {
   const setup = workerData as WorkerSetup;
   const store = checkedStore(SqliteStore.open(setup.path, { readonly: true }));
-  // One batch at a time, in the order sent (a reply's place in the main thread's queue).
+  // One batch at a time, in the order sent (a reply's place in the main thread's queue), its lists
+  // made in one builder whose buffers serve every batch.
+  const postings = new PostingsBuilder();
   let queue = Promise.resolve();
   // Buffers the main thread is done with: the batches' bytes go round, not left to the GC (a
   // transferred buffer is freed only when the main thread next collects, which it seldom does).
@@ -57,7 +59,6 @@ if (port) {
     try {
       const packer = new Packer(free.pop());
       const rows: TextRow[] = [];
-      const postings = new PostingsBuilder();
       const sizeOf = (_: Hash, i: number) => message.sizes[i];
       for await (const pending of readPendings(store, message.hashes, sizeOf, setup.maxIndexBytes)) {
         const row = textRow(pending, rowHead(pending, setup.maxIndexBytes));
@@ -71,6 +72,7 @@ if (port) {
       const transfer = [buffer, lists.keys.buffer, lists.ends.buffer, lists.bytes.buffer] as ArrayBuffer[];
       port.postMessage({ id: message.id, rows, buffer, postings: lists } satisfies RowsReply, transfer);
     } catch (e) {
+      postings.reset();
       const error =
         e instanceof AfsError
           ? { code: e.code, message: e.message, details: e.details }
