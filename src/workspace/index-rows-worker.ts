@@ -37,7 +37,7 @@ export class RowsWorker {
   private nextId = 0;
   private recycled = 0;
   private failed: Error | undefined;
-  private readonly exited: Promise<void[]>;
+  private readonly exited: Promise<unknown>;
 
   private constructor(private readonly workers: readonly Worker[]) {
     this.load = workers.map(() => 0);
