@@ -134,13 +134,13 @@ export async function main(): Promise<void> {
     const db = internalsOf(afs).searchDb;
     db.db.pragma("wal_checkpoint(TRUNCATE)");
     const indexBytes = statSync(db.path).size;
-    // Where the bytes go: the trigram postings, the blob table, and pages FTS5 merges left free.
+    // Where the bytes go: the trigram postings, the blob table, and pages merges left free.
     const tables = db.db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as {
       name: string;
       bytes: number;
     }[];
     const sizeOf = (prefix: string) => tables.filter((t) => t.name.startsWith(prefix)).reduce((n, t) => n + t.bytes, 0);
-    const postings = sizeOf("text_trigrams");
+    const postings = sizeOf("text_postings") + sizeOf("text_segments");
     const blobTable = sizeOf("text_blobs") + sizeOf("sqlite_autoindex_text_blobs");
     const pageSize = db.db.pragma("page_size", { simple: true }) as number;
     const free = (db.db.pragma("freelist_count", { simple: true }) as number) * pageSize;

@@ -139,8 +139,13 @@ describe("the content index builder's worker thread", () => {
     // Batches of 4 KiB: dozens, so the main thread waits on the worker's queue and writes as the
     // rows come, with contents met again in a later batch before the first is written.
     const built: Record<string, unknown>[] = [];
-    for (const workers of [true, false]) {
-      const { afs, dir } = await home({});
+    // Two workers answer batches out of order; they are written in the order sent.
+    for (const [workers, count] of [
+      [true, "2"],
+      [true, "1"],
+      [false, "0"],
+    ] as const) {
+      const { afs, dir } = await home({ AFS_INDEX_WORKERS: count });
       const engine = { store: internalsOf(afs).store, search: { text: afs.indexes.text } };
       const progress: number[] = [];
       const result = await buildContentIndex(
@@ -155,7 +160,8 @@ describe("the content index builder's worker thread", () => {
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
       built.push(contents(dir));
     }
-    expect(built[0]).toEqual(built[1]);
+    expect(built[0]).toEqual(built[2]);
+    expect(built[1]).toEqual(built[2]);
   });
 
   it("fails on a corrupt blob with the store's error, as in the main thread, and leaves no claim", async () => {
@@ -180,8 +186,12 @@ describe("the content index builder's worker thread", () => {
   });
 
   it("refuses an AFS_INDEX_WORKERS it does not know, saying what to set", async () => {
-    const { afs } = await home({ AFS_INDEX_WORKERS: "2" });
-    await expect(afs.indexes.buildInBackground(process.pid)).rejects.toThrow(/AFS_INDEX_WORKERS is "2"; set it to 0/);
+    for (const wrong of ["two", "9", "-1"]) {
+      const { afs } = await home({ AFS_INDEX_WORKERS: wrong });
+      await expect(afs.indexes.buildInBackground(process.pid)).rejects.toThrow(
+        `AFS_INDEX_WORKERS is "${wrong}"; set it to 0 (index in the main thread) or a number of worker threads from 1 to 8`,
+      );
+    }
   });
 
   it("is used by the CLI's builder, which exits when done", async () => {
