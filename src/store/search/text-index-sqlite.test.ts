@@ -101,7 +101,7 @@ describe("SqliteTextIndex", () => {
     /** Whether a search looked every hash up (rather than trusting a marker). */
     const lookups = (index: SqliteTextIndex) => vi.spyOn(index as unknown as { lookup: () => Hash[] }, "lookup");
 
-    it("lets a new process trust a wholly indexed scope, and answer from the rows FTS5 names", async () => {
+    it("lets a new process trust a wholly indexed scope, and answer from the rows the postings name", async () => {
       const big = `${"filler line of text\n".repeat(4000)}the needle here\n${"more filler\n".repeat(4000)}`;
       const large = `needle in a blob too large to index\n${"x".repeat(300_000)}`;
       const hashes = await put("a needle\n", "no match\n", big, large, Buffer.from([110, 0, 1]));

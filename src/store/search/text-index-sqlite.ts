@@ -95,7 +95,7 @@ const MAX_KNOWN = 2_000_000;
  * or two. Each holds a row per file, so older ones go.
  */
 export const MAX_TREES = 4;
-/** Texts FTS5 may name for a tree search to map them by lookups; beyond, walking the tree is as good. */
+/** Texts the postings may name for a tree search to map them by lookups; beyond, walking the tree is as good. */
 const MAX_TREE_MATCHES = 20_000;
 /** Files of a tree's map written per transaction (writeTreeMap): bounds memory and each hold of the write lock. */
 const MAP_BATCH = 20_000;

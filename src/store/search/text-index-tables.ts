@@ -4,7 +4,8 @@ import type Database from "better-sqlite3";
 import { POSTINGS_SCHEMA, SqlitePostings } from "./postings-sqlite.js";
 
 // `state` records what indexing found, so binary and huge blobs are never read again.
-// The trigram table is contentless (the text lives in the store) with detail=none: it answers "which rows hold all these tokens", which is all a candidate filter needs.
+// Versions 1 to 10 kept the trigrams in a contentless FTS5 table (detail=none: "which rows hold all
+// these tokens", all a candidate filter needs); version 11 replaced it by postings-sqlite.ts's lists.
 export const TEXT_INDEX_SCHEMA = [
   `CREATE TABLE text_blobs (
      id INTEGER PRIMARY KEY,
