@@ -90,8 +90,16 @@ export class SqlitePostings {
     this.mergeFull();
   }
 
-  /** The ids of the rows a query may match (a superset, ascending), in the caller's read transaction. */
+  /**
+   * The ids of the rows a query may match (a superset, ascending). In one read transaction (the
+   * caller's, or its own): a merge committed between reading the segments and their lists would
+   * leave out the texts of the segments it merged.
+   */
   match(query: PostingQuery): Float64Array {
+    return this.db.transaction(() => this.matchNow(query)).deferred();
+  }
+
+  private matchNow(query: PostingQuery): Float64Array {
     const segments = this.st.segments.all() as number[];
     const place = new Map(segments.map((s, i) => [s, i]));
     return evaluate(query, (key) => {
