@@ -266,33 +266,37 @@ export type PostingQuery = number | { and: PostingQuery[] } | { or: PostingQuery
  */
 const ENOUGH = 8;
 
+/** How a query reads the stored lists of a key: their bytes alone (cheap), or the lists. */
+export interface PostingReader {
+  bytes(key: number): number;
+  lists(key: number): Uint8Array[];
+}
+
 /**
- * The ids a query may match (a superset: the scan decides), from `lists(key)`, each key's stored
- * lists. A conjunction reads its keys rarest first, by their lists' bytes, and stops once few
- * candidates are left.
+ * The ids a query may match (a superset: the scan decides). A conjunction reads its keys rarest
+ * first, by their lists' bytes, and stops once few candidates are left: a rare literal's trigrams
+ * are mostly common ones, whose lists (~1 byte per text of the tree) are then never read.
  */
-export function evaluate(query: PostingQuery, lists: (key: number) => Uint8Array[]): Float64Array {
-  if (typeof query === "number") return decodeLists(lists(query));
+export function evaluate(query: PostingQuery, read: PostingReader): Float64Array {
+  if (typeof query === "number") return decodeLists(read.lists(query));
   if ("or" in query) {
     let out: Float64Array = new Float64Array(0);
-    for (const q of query.or) out = union(out, evaluate(q, lists));
+    for (const q of query.or) out = union(out, evaluate(q, read));
     return out;
   }
   const leaves = query.and
     .filter((q): q is number => typeof q === "number")
-    .map((key) => {
-      const read = lists(key);
-      return { read, bytes: read.reduce((n, l) => n + l.length, 0) };
-    })
+    .map((key) => ({ key, bytes: read.bytes(key) }))
     .sort((a, b) => a.bytes - b.bytes);
   let out: Float64Array | undefined;
-  for (const { read } of leaves) {
-    out = out === undefined ? decodeLists(read) : intersect(out, decodeLists(read));
+  for (const { key } of leaves) {
+    const ids = decodeLists(read.lists(key));
+    out = out === undefined ? ids : intersect(out, ids);
     if (out.length <= ENOUGH) return out;
   }
   for (const q of query.and) {
     if (typeof q === "number") continue;
-    const ids = evaluate(q, lists);
+    const ids = evaluate(q, read);
     out = out === undefined ? ids : intersect(out, ids);
     if (out.length <= ENOUGH) return out;
   }

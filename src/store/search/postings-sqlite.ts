@@ -56,6 +56,12 @@ export class SqlitePostings {
       lists: db
         .prepare<[string]>("SELECT key, ids FROM text_postings WHERE key IN (SELECT value FROM json_each(?))")
         .raw(),
+      // length() of a blob reads its row's header, not the blob.
+      bytes: db
+        .prepare<[string]>(
+          "SELECT coalesce(sum(length(ids)), 0) FROM text_postings WHERE key IN (SELECT value FROM json_each(?))",
+        )
+        .pluck(),
       range: db.prepare<[number, number]>("SELECT key, ids FROM text_postings WHERE key >= ? AND key < ?").raw(),
       dropRows: db.prepare<[number, number]>("DELETE FROM text_postings WHERE key >= ? AND key < ?"),
       dropSegment: db.prepare<[number]>("DELETE FROM text_segments WHERE seg = ?"),
@@ -101,14 +107,18 @@ export class SqlitePostings {
 
   private matchNow(query: PostingQuery): Float64Array {
     const segments = this.st.segments.all() as number[];
+    if (segments.length === 0) return new Float64Array(0);
     const place = new Map(segments.map((s, i) => [s, i]));
-    return evaluate(query, (key) => {
-      if (segments.length === 0) return [];
-      const rows = this.st.lists.all(JSON.stringify(segments.map((s) => s * KEY_SPAN + key))) as [number, Buffer][];
-      // In the order of the segments' first ids (decodeLists then needs no sort), which IN does not keep.
-      const at = (row: [number, Buffer]) => place.get(Math.floor(row[0] / KEY_SPAN)) ?? 0;
-      if (rows.length > 1) rows.sort((a, b) => at(a) - at(b));
-      return rows.map((r) => r[1]);
+    const keysOf = (key: number) => JSON.stringify(segments.map((s) => s * KEY_SPAN + key));
+    return evaluate(query, {
+      bytes: (key) => this.st.bytes.get(keysOf(key)) as number,
+      lists: (key) => {
+        const rows = this.st.lists.all(keysOf(key)) as [number, Buffer][];
+        // In the order of the segments' first ids (decodeLists then needs no sort), which IN does not keep.
+        const at = (row: [number, Buffer]) => place.get(Math.floor(row[0] / KEY_SPAN)) ?? 0;
+        if (rows.length > 1) rows.sort((a, b) => at(a) - at(b));
+        return rows.map((r) => r[1]);
+      },
     });
   }
 
