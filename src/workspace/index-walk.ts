@@ -35,8 +35,9 @@ export async function headRoots(store: Store, names: readonly string[] = []): Pr
  * The files of the roots' workspaces, depth first: every file below the head trees (a subtree met
  * twice, as forks share them, is walked once), then each workspace's live rows (few: the changes
  * since its head), a directory row's tree walked as the heads are. A file replaced or deleted since
- * its head is met with its head's content too: indexing a content more costs little, and telling
- * the two apart would need every path of the tree.
+ * its head is met with its head's content too, on purpose: the head tree's map of contents to paths
+ * (which a search reads, with the live rows over it) is written only once every content of the
+ * head is indexed (a walk of the live state alone kept edited heads from being mapped).
  */
 export async function* liveContents(
   store: Store,

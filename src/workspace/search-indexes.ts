@@ -57,6 +57,10 @@ export interface BuildOptions {
 
 export interface BuildResult {
   workspaces: string[];
+  /**
+   * Distinct contents of the workspaces' head trees and live files, and their bytes (a file
+   * changed since its head counts its head's content too: that is indexed for the head's map).
+   */
   blobs: number;
   bytes: number;
   chunks: { ms: number; blobs_added: number };
