@@ -4,6 +4,7 @@
 // read then is not a race; through the built CLI.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -16,6 +17,9 @@ const FILES = 60_000;
 let afs: Cli;
 beforeAll(async () => {
   ensureBuilt();
+  // The tree and the store on a memory-backed disk when the machine has one (as bench/ puts them),
+  // for the test's time; each test file runs in a process of its own (vitest's forks pool).
+  if (existsSync("/dev/shm")) process.env.TMPDIR = "/dev/shm";
   afs = await cli();
   // No builder but the one this test starts (an import would start one of its own).
   afs.env.AFS_INDEX_BACKGROUND = "off";
