@@ -52,29 +52,39 @@ export class PassageIndex implements QueryIndex {
 
   constructor(private readonly options: PassageIndexOptions) {}
 
-  async prepare(files: readonly ScopeFile[], strategy: PassageStrategy, onProgress?: Progress): Promise<IndexedFile[]> {
+  /**
+   * Splits the files' contents not split yet. `keep: false` (a build's batch) leaves what it learns
+   * out of this index's memory of split blobs, so a build of a million files does not hold them.
+   */
+  async prepare(
+    files: readonly ScopeFile[],
+    strategy: PassageStrategy,
+    onProgress?: Progress,
+    options: { keep?: boolean } = {},
+  ): Promise<IndexedFile[]> {
     await this.sync();
     const indexed = files.flatMap((f) => (f.hash ? [{ path: f.path, hash: f.hash, size: f.size }] : []));
     const known = this.knownFor(strategy);
+    const learnt = options.keep === false ? new Set<Hash>() : known;
     const unseen = new Map<Hash, { hash: Hash; path: string; size: number }>();
     for (const f of indexed) if (!known.has(f.hash) && !unseen.has(f.hash)) unseen.set(f.hash, f);
     if (unseen.size > 0) {
       for (const h of await this.options.passages.indexed(strategy, [...unseen.keys()])) {
-        known.add(h);
+        learnt.add(h);
         unseen.delete(h);
       }
-      await this.build([...unseen.values()], strategy, onProgress);
+      await this.build([...unseen.values()], strategy, learnt, onProgress);
     }
     return indexed.map(({ path, hash }) => ({ path, hash }));
   }
 
-  /** Splits blobs not yet in the index, in transactions of BUILD_BATCH blobs. */
+  /** Splits blobs not yet in the index, in transactions of BUILD_BATCH blobs; adds them to `known`. */
   private async build(
     blobs: readonly { hash: Hash; path: string; size: number }[],
     strategy: PassageStrategy,
+    known: Set<Hash>,
     onProgress?: Progress,
   ): Promise<void> {
-    const known = this.knownFor(strategy);
     const total = blobs.reduce((sum, b) => sum + b.size, 0);
     let done = 0;
     for (let i = 0; i < blobs.length; i += BUILD_BATCH) {

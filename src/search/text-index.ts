@@ -45,6 +45,11 @@ export interface BuilderProgress {
   total: number;
   /** Contents it indexed so far. */
   indexed: number;
+  /**
+   * Set once every content is indexed and the builder writes the head trees' maps of contents to
+   * paths: how many trees it maps, and the files of them mapped so far.
+   */
+  mapping?: { trees: number; files: number };
 }
 
 /** A run of adjacent blocks of a text, read alone: its bytes as a latin1 view (see TextIndex.view). */

@@ -92,7 +92,7 @@ export interface Cli {
   /** Starts `afs …args` without waiting for it; resolves when it exits. */
   start(args: readonly string[], options?: { env?: Record<string, string> }): Promise<Run>;
   /** Runs and expects exit status 0, returning stdout. */
-  ok(args: readonly string[], options?: { input?: string | Buffer }): string;
+  ok(args: readonly string[], options?: { input?: string | Buffer; env?: Record<string, string> }): string;
   /** Runs with --json appended, expects success, parses stdout. */
   json<T = unknown>(args: readonly string[], options?: { input?: string | Buffer }): T;
   tmp(name: string): string;

@@ -25,10 +25,13 @@ function chosenWorkspaces(cmd: Command): string[] {
 function building(s: IndexStatus): string {
   const b = s.text.building;
   if (!b) return "content index builder: not running";
+  const seconds = Math.round((b.updated - b.started) / 1000);
+  if (b.mapping) {
+    return `content index builder: mapping paths of ${plural(b.mapping.trees, "head tree")} (pid ${b.pid}): ${plural(b.mapping.files, "file")} mapped, after ${plural(b.indexed, "content")} indexed, ${seconds} s in all`;
+  }
   const counted =
     b.total > 0 ? `${b.done}/${b.total} files walked (${Math.floor((100 * b.done) / b.total)}%)` : "counting files";
-  const seconds = Math.round((b.updated - b.started) / 1000);
-  return `content index builder: building in the background (pid ${b.pid}): ${counted}, ${plural(b.indexed, "content")} indexed in ${seconds} s; searches scan what is not indexed yet`;
+  return `content index builder: building (pid ${b.pid}): ${counted}, ${plural(b.indexed, "content")} indexed in ${seconds} s; searches scan what is not indexed yet`;
 }
 
 /** Which workspaces' head trees grep's content index has mapped (their first search lists nothing). */
@@ -122,7 +125,8 @@ export function registerIndexCommands(program: Command, io: Io): void {
                   current?.bar.stop();
                   current = {
                     stage,
-                    bar: progressBar(STAGES[stage], io.invocation.stderr, stage === "vectors" ? String : bytes),
+                    // Files walked (chunks, content index) or passages embedded: counts, not bytes.
+                    bar: progressBar(STAGES[stage], io.invocation.stderr, String),
                   };
                 }
                 current.bar.update?.(done, total);

@@ -33,11 +33,11 @@ export class Indexes {
   /** Indexes what the named workspaces (all when none is) hold and the indexes lack. */
   async build(workspaces: readonly string[], options: BuildOptions = {}): Promise<BuildResult> {
     const { buildIndexes } = await import("../search-indexes.js");
-    const result = await buildIndexes(this.source(), workspaces, options);
-    // Indexed: each head tree's map of contents to paths, so the first search of it lists nothing.
-    const { mapHeads } = await import("../index-builder.js");
-    result.text.mapped = await mapHeads(this.engine, workspaces);
-    return result;
+    return buildIndexes(
+      { ...this.source(), store: this.engine.store, settings: this.engine.settings },
+      workspaces,
+      options,
+    );
   }
 
   /**

@@ -1,0 +1,106 @@
+// `afs index build` of 200,000 small files through the real CLI keeps its peak RSS flat: it streams
+// the workspaces' files stage by stage (as the background builder does), so against a build of
+// 100,000 files it grows by far less than the ~1.4 KB per file a build holding every file's record
+// needed. Then grep answers from the index (its head tree mapped) exactly what the tree holds.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { generateTree, type TreeInfo } from "../../bench/tree-gen.js";
+import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "../cli/run.js";
+
+const SMALL = 100_000;
+const LARGE = 200_000;
+const RSS_LIMIT_KB = 500 * 1024;
+/**
+ * What the larger build may add over the smaller: a build holding every file's record added
+ * ~140 MB for these 100,000 more files; the streamed one ~20–50 MB (the walk's garbage, collected
+ * later in a longer run).
+ */
+const GROWTH_LIMIT_KB = 96 * 1024;
+const PRELOAD = join(ROOT, "test/process/max-rss.mjs");
+const SHM = "/dev/shm";
+
+const homes: Cli[] = [];
+beforeAll(() => {
+  ensureBuilt();
+  // The trees and the stores on a memory-backed disk when the machine has one (as bench/ puts
+  // them): the test is about memory, and writing 300,000 files to a slow disk would double its time.
+  // Each test file runs in a process of its own (vitest's forks pool), so only this one sees it.
+  if (existsSync(SHM)) process.env.TMPDIR = SHM;
+});
+afterAll(async () => {
+  for (const h of homes) await h.cleanup();
+});
+
+interface Built {
+  workspaces: string[];
+  blobs: number;
+  chunks: { blobs_added: number };
+  text: { indexed: number; mapped: number };
+}
+
+/** Runs the CLI with the RSS probe preloaded; returns its output and peak RSS in KB. */
+function measured(afs: Cli, args: readonly string[]): { stdout: string; maxRssKb: number } {
+  const r = spawnSync(process.execPath, ["--import", PRELOAD, MAIN, ...args], {
+    env: { ...afs.env, AFS_DAEMON: "off", AFS_INDEX_BACKGROUND: "off" },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`afs ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  const kb = Number(/AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr)?.[1]);
+  expect(kb, `no RSS report from afs ${args.join(" ")}`).toBeGreaterThan(0);
+  return { stdout: r.stdout, maxRssKb: kb };
+}
+
+/** A home with the generated tree imported as workspace "big", and its index built; the build's figures. */
+async function built(files: number): Promise<{ afs: Cli; info: TreeInfo; build: Built; maxRssKb: number }> {
+  const afs = await cli();
+  homes.push(afs);
+  const tree = afs.tmp("tree");
+  const info = await generateTree(tree, { files, smallFiles: true });
+  afs.ok(["ws", "import", "big", tree], { env: { AFS_INDEX_BACKGROUND: "off" } });
+  const r = measured(afs, ["index", "build", "--json"]);
+  return { afs, info, build: JSON.parse(r.stdout) as Built, maxRssKb: r.maxRssKb };
+}
+
+it(`builds the index of ${LARGE} files in bounded memory, and grep answers from it`, { timeout: 300_000 }, async () => {
+  const small = await built(SMALL);
+  const large = await built(LARGE);
+  console.info(`index build peak RSS: ${SMALL} files ${small.maxRssKb} KB, ${LARGE} files ${large.maxRssKb} KB`);
+  for (const [{ build }, files] of [
+    [small, SMALL],
+    [large, LARGE],
+  ] as const) {
+    // Every file of the tree is distinct: each is chunked and indexed once, and the head is mapped.
+    expect(build).toMatchObject({
+      workspaces: ["big"],
+      blobs: files,
+      chunks: { blobs_added: files },
+      text: { indexed: files, mapped: 1 },
+    });
+  }
+  expect(large.maxRssKb).toBeLessThan(RSS_LIMIT_KB);
+  expect(large.maxRssKb - small.maxRssKb).toBeLessThan(GROWTH_LIMIT_KB);
+
+  // grep answers from the index (every content indexed, the head mapped): exactly the files the
+  // generator planted each literal in, case-sensitively and not.
+  const { afs, info } = large;
+  const status = afs.json<{ workspaces: { mapped?: boolean }[]; text: { texts: number; building?: unknown } }>([
+    "index",
+    "status",
+  ]);
+  expect(status.text).toMatchObject({ texts: LARGE });
+  expect(status.text.building).toBeUndefined();
+  expect(status.workspaces[0]?.mapped).toBe(true);
+  for (const { literal, paths } of info.rare) {
+    const found = (flags: string[]) =>
+      afs
+        .ok(["fs", "grep", ...flags, literal, "--workspace", "big"])
+        .split("\n")
+        .filter(Boolean)
+        .sort();
+    expect(found(["-l"]), literal).toEqual(paths);
+    expect(found(["-l", "-i"]), literal).toEqual(paths);
+  }
+});
