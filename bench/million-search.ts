@@ -6,17 +6,18 @@
 // The first cold search after the build (answered by the head tree's map the builder wrote) is
 // reported beside one with the maps dropped (it lists the tree, as the first search did before).
 // Run: npm run build && nice node --import tsx bench/million-search.ts [--files N] [--tree DIR] [--git-base DIR] [--no-real | --real-only]
+// (--tree DIR: a tree of your own, or one bench/tree-gen.ts made, whose planted literals are then used)
 // (default 200,000 files, generated under /dev/shm when it exists; the 1,000,000-file figures:
 // --files 1000000, which needs ~10 GB of memory-backed disk for the tree, the store and .git).
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
 import { emitJson, fmtMs, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
-import { ensureTree } from "./tree-gen.js";
+import { ensureTree, infoPath, type TreeInfo } from "./tree-gen.js";
 import { type WarmServer, warmServerSearch } from "./warm-server.js";
 
 const MAIN = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
@@ -262,7 +263,12 @@ async function main(): Promise<void> {
   try {
     let tree = arg("--tree");
     if (process.argv.includes("--real-only")) tree = "";
-    else if (!tree) {
+    else if (tree && existsSync(infoPath(tree))) {
+      // A tree bench/tree-gen.ts made: its own planted literals.
+      const info = JSON.parse(readFileSync(infoPath(tree), "utf8")) as TreeInfo;
+      RARE = info.rare[0]?.literal ?? RARE;
+      COMMON = info.common.literal;
+    } else if (!tree) {
       tree = join(work, "tree");
       const info = await ensureTree(tree, { files });
       RARE = info.rare[0]?.literal ?? RARE;

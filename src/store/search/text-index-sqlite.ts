@@ -704,9 +704,9 @@ export class SqliteTextIndex implements TextIndex {
 
   async prune(keep: (hash: Hash) => boolean): Promise<number> {
     const st = this.st;
-    // A pruned row's id stays in the posting lists, naming nothing (ids are never handed out
-    // twice), until its segment is merged. A pruning bumps the generation like clear(): every
-    // process forgets the rows it holds, as it would still believe a pruned blob indexed.
+    // A pruned row's id stays in the posting lists (merges copy them as they are), naming nothing:
+    // ids are never handed out twice. A pruning bumps the generation like clear(): every process
+    // forgets the rows it holds, as it would still believe a pruned blob indexed.
     // IMMEDIATE: no writer indexes between reading the rows and deleting them.
     const pruned = st.db
       .transaction(() => {
