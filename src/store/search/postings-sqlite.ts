@@ -16,7 +16,7 @@ const KEY_SPAN = 1 << 22;
 const FANIN = 8;
 /**
  * Segments whose lists add up to more than this are not merged: a merge rewrites every byte once
- * more, and a tree of a million small texts then keeps ~20 segments of ~64 MB, which a query reads
+ * more, and a tree of a million small texts then keeps ~35 segments of ~17 MB, which a query reads
  * with as many lookups per key.
  */
 const MAX_MERGE_BYTES = 128 * 1024 * 1024;
