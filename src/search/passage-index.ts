@@ -223,22 +223,30 @@ export class PassageIndex implements QueryIndex {
     return provider === undefined ? counts : { ...counts, vectors: await this.options.vectors.count(provider) };
   }
 
-  /** Passages and vectors of the given blobs (for status per workspace). */
+  /**
+   * Passages and vectors of each of the given blobs split with `strategy` (blobs not split are
+   * absent), for `afs index status`, which asks batch by batch over every workspace's contents:
+   * nothing is cached, so the status of a million files holds one batch's passages at a time.
+   */
   async coverage(
     strategy: PassageStrategy,
-    blobs: ReadonlySet<Hash>,
+    blobs: readonly Hash[],
     provider?: EmbeddingProvider,
-  ): Promise<{ chunked: number; chunks: number; vectors: number }> {
-    await this.sync();
-    const refs = await this.passagesOf(strategy, blobs);
-    let passages = 0;
-    let vectors = 0;
-    const have = provider ? await this.vectorsFor(provider, refs) : new Map<Hash, Float32Array>();
-    for (const r of refs.values()) {
-      passages += r.passages.length;
-      for (const c of r.passages) if (have.has(c.hash)) vectors++;
+  ): Promise<Map<Hash, { chunks: number; vectors: number }>> {
+    const refs = await this.options.passages.passagesOf(strategy, blobs);
+    const have = provider
+      ? await this.options.vectors.get(
+          provider.id,
+          [...refs.values()].flatMap((r) => r.passages.map((c) => c.hash)),
+        )
+      : undefined;
+    const out = new Map<Hash, { chunks: number; vectors: number }>();
+    for (const [blob, r] of refs) {
+      let vectors = 0;
+      for (const c of r.passages) if (have?.has(c.hash)) vectors++;
+      out.set(blob, { chunks: r.passages.length, vectors });
     }
-    return { chunked: refs.size, chunks: passages, vectors };
+    return out;
   }
 
   /** Forgets every passage (and, with `vectors`, every vector) so the next build starts over. */

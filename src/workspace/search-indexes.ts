@@ -3,8 +3,9 @@
 // Both indexes are keyed by content hash, so each distinct blob is indexed once for all workspaces.
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
+import { HashCounter } from "../core/hash-counter.js";
 import type { PassageStrategy } from "../search/passages.js";
-import type { Progress, ScopeFile } from "../search/query-index.js";
+import type { Progress } from "../search/query-index.js";
 import type { TextIndexStatus } from "../search/text-index.js";
 import type { Volume } from "../volume/volume.js";
 import type { SearchFiles } from "./engine/search-files.js";
@@ -75,30 +76,21 @@ export interface IndexSource {
   search: SearchFiles;
 }
 
-/** A workspace file: a workspace always knows its files' content hashes. */
-type LiveFile = ScopeFile & { hash: Hash };
+/** Distinct contents per coverage call: the status holds one batch's passages at a time. */
+const STATUS_BATCH = 2_000;
 
-/** The live files of each workspace named (all when none is). */
-async function liveFiles(afs: IndexSource, names: readonly string[]): Promise<Map<string, LiveFile[]>> {
-  const chosen = names.length > 0 ? names : (await afs.workspaces.list()).map((w) => w.name);
-  const out = new Map<string, LiveFile[]>();
-  for (const name of chosen) {
-    const files: LiveFile[] = [];
-    for await (const s of (await afs.workspaces.volume(name)).walk("/")) {
-      if (s.kind === "file" && s.sha256) files.push({ path: s.path, size: s.size, hash: s.sha256 });
-    }
-    out.set(name, files);
-  }
-  return out;
+/** Counts of a workspace, or of all together, as they add up. */
+type Tally = Omit<WorkspaceCoverage, "name" | "mapped">;
+
+function tally(provider: boolean): Tally {
+  return { files: 0, blobs: 0, bytes: 0, chunked: 0, chunks: 0, ...(provider ? { vectors: 0 } : {}) };
 }
 
-/** One file per distinct content. */
-function distinct(files: Iterable<LiveFile>): LiveFile[] {
-  const byHash = new Map<Hash, LiveFile>();
-  for (const f of files) if (!byHash.has(f.hash)) byHash.set(f.hash, f);
-  return [...byHash.values()];
+function addCoverage(t: Tally, c: { chunks: number; vectors: number }): void {
+  t.chunked++;
+  t.chunks += c.chunks;
+  if (t.vectors !== undefined) t.vectors += c.vectors;
 }
-
 /** grep's content index, with a builder's map phase told apart (see withPhase). */
 async function textStatus(afs: IndexSource): Promise<TextIndexStatus> {
   const status = await afs.search.text.status();
@@ -106,30 +98,57 @@ async function textStatus(afs: IndexSource): Promise<TextIndexStatus> {
   return status;
 }
 
+/**
+ * What the indexes hold of the named workspaces' live files (all workspaces when none is named),
+ * each workspace streamed (its volume's walk, the live state: an edited file counts its new content
+ * only, a deleted one nothing), so nothing is held per file: distinct contents are told apart by
+ * HashCounters (one per workspace, one for all together), and those new to a workspace are asked
+ * of the passage index a batch at a time, a content new to all workspaces counting in the total.
+ */
 export async function indexStatus(afs: IndexSource, names: readonly string[] = []): Promise<IndexStatus> {
   const index = afs.search.query;
   const embedder = await index.embedder();
   const provider = embedder.provider ?? undefined;
-  const byWorkspace = await liveFiles(afs, names);
-  const coverage = async (name: string, files: LiveFile[]): Promise<WorkspaceCoverage> => {
-    const unique = distinct(files);
-    const c = await index.coverage(STRATEGY, new Set(unique.map((f) => f.hash)), provider);
-    return {
-      name,
-      files: files.length,
-      blobs: unique.length,
-      bytes: unique.reduce((sum, f) => sum + f.size, 0),
-      chunked: c.chunked,
-      chunks: c.chunks,
-      ...(provider ? { vectors: c.vectors } : {}),
-    };
-  };
+  const chosen = names.length > 0 ? names : (await afs.workspaces.list()).map((w) => w.name);
+  const total = tally(provider !== undefined);
+  const inTotal = new HashCounter();
   const workspaces: WorkspaceCoverage[] = [];
-  for (const [name, files] of byWorkspace) {
-    const head = await (await afs.workspaces.volume(name)).storedBase?.("/");
-    workspaces.push({ ...(await coverage(name, files)), mapped: head ? afs.search.text.hasTreeMap(head.tree) : false });
+  for (const name of chosen) {
+    const volume = await afs.workspaces.volume(name);
+    const ws = tally(provider !== undefined);
+    const inWorkspace = new HashCounter();
+    // Contents new to the workspace, each with whether it is new to the total too.
+    let batch = new Map<Hash, boolean>();
+    const flush = async (): Promise<void> => {
+      if (batch.size === 0) return;
+      const covered = await index.coverage(STRATEGY, [...batch.keys()], provider);
+      for (const [hash, newInTotal] of batch) {
+        const c = covered.get(hash);
+        if (!c) continue;
+        addCoverage(ws, c);
+        if (newInTotal) addCoverage(total, c);
+      }
+      batch = new Map();
+    };
+    for await (const s of volume.walk("/")) {
+      if (s.kind !== "file" || !s.sha256) continue;
+      ws.files++;
+      total.files++;
+      if (!inWorkspace.add(s.sha256)) continue;
+      ws.blobs++;
+      ws.bytes += s.size;
+      const newInTotal = inTotal.add(s.sha256);
+      if (newInTotal) {
+        total.blobs++;
+        total.bytes += s.size;
+      }
+      batch.set(s.sha256, newInTotal);
+      if (batch.size >= STATUS_BATCH) await flush();
+    }
+    await flush();
+    const head = await volume.storedBase?.("/");
+    workspaces.push({ name, ...ws, mapped: head ? afs.search.text.hasTreeMap(head.tree) : false });
   }
-  const { name: _, ...total } = await coverage("", [...byWorkspace.values()].flat());
   return {
     index_file: afs.search.db.path,
     index_bytes: afs.search.db.bytes(),
