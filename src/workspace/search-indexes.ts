@@ -103,7 +103,8 @@ async function textStatus(afs: IndexSource): Promise<TextIndexStatus> {
  * each workspace streamed (its volume's walk, the live state: an edited file counts its new content
  * only, a deleted one nothing), so nothing is held per file: distinct contents are told apart by
  * HashCounters (one per workspace, one for all together), and those new to a workspace are asked
- * of the passage index a batch at a time, a content new to all workspaces counting in the total.
+ * of the passage index a batch at a time, a content new to all workspaces counting in the total
+ * (holding every file's record, a status of 200,000 small files peaked at 397 MB; streamed, 173 MB).
  */
 export async function indexStatus(afs: IndexSource, names: readonly string[] = []): Promise<IndexStatus> {
   const index = afs.search.query;

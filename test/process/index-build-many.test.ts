@@ -1,7 +1,8 @@
 // `afs index build` of 200,000 small files through the real CLI keeps its peak RSS flat: it streams
 // the workspaces' files stage by stage (as the background builder does), so against a build of
 // 100,000 files it grows by far less than the ~1.4 KB per file a build holding every file's record
-// needed. Then grep answers from the index (its head tree mapped) exactly what the tree holds.
+// needed. Then grep answers from the index (its head tree mapped) exactly what the tree holds, and
+// `afs index status` of the same trees counts every file, its memory as flat as the build's.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +19,12 @@ const RSS_LIMIT_KB = 500 * 1024;
  * later in a longer run).
  */
 const GROWTH_LIMIT_KB = 96 * 1024;
+/**
+ * What `afs index status` of the larger tree may add over the smaller: holding every live file's
+ * record (and a set of all hashes) it added ~156 MB for these 100,000 more files (237 MB -> 397 MB);
+ * streamed, ~4 MB (169 MB -> 173 MB).
+ */
+const STATUS_GROWTH_LIMIT_KB = 48 * 1024;
 const PRELOAD = join(ROOT, "test/process/max-rss.mjs");
 const SHM = "/dev/shm";
 
@@ -40,8 +47,9 @@ interface Built {
   text: { indexed: number; mapped: number };
 }
 
-/** Runs the CLI with the RSS probe preloaded; returns its output and peak RSS in KB. */
-function measured(afs: Cli, args: readonly string[]): { stdout: string; maxRssKb: number } {
+/** Runs the CLI with the RSS probe preloaded; returns its output, peak RSS in KB and wall time. */
+function measured(afs: Cli, args: readonly string[]): { stdout: string; maxRssKb: number; ms: number } {
+  const start = performance.now();
   const r = spawnSync(process.execPath, ["--import", PRELOAD, MAIN, ...args], {
     env: { ...afs.env, AFS_DAEMON: "off", AFS_INDEX_BACKGROUND: "off" },
     encoding: "utf8",
@@ -50,7 +58,7 @@ function measured(afs: Cli, args: readonly string[]): { stdout: string; maxRssKb
   if (r.status !== 0) throw new Error(`afs ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   const kb = Number(/AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr)?.[1]);
   expect(kb, `no RSS report from afs ${args.join(" ")}`).toBeGreaterThan(0);
-  return { stdout: r.stdout, maxRssKb: kb };
+  return { stdout: r.stdout, maxRssKb: kb, ms: Math.round(performance.now() - start) };
 }
 
 /** A home with the generated tree imported as workspace "big", and its index built; the build's figures. */
@@ -64,9 +72,13 @@ async function built(files: number): Promise<{ afs: Cli; info: TreeInfo; build: 
   return { afs, info, build: JSON.parse(r.stdout) as Built, maxRssKb: r.maxRssKb };
 }
 
+/** The homes the build test made, for the status test after it. */
+const trees: { small?: Awaited<ReturnType<typeof built>>; large?: Awaited<ReturnType<typeof built>> } = {};
+
 it(`builds the index of ${LARGE} files in bounded memory, and grep answers from it`, { timeout: 300_000 }, async () => {
   const small = await built(SMALL);
   const large = await built(LARGE);
+  Object.assign(trees, { small, large });
   console.info(`index build peak RSS: ${SMALL} files ${small.maxRssKb} KB, ${LARGE} files ${large.maxRssKb} KB`);
   for (const [{ build }, files] of [
     [small, SMALL],
@@ -103,4 +115,30 @@ it(`builds the index of ${LARGE} files in bounded memory, and grep answers from 
     expect(found(["-l"]), literal).toEqual(paths);
     expect(found(["-l", "-i"]), literal).toEqual(paths);
   }
+});
+
+interface Status {
+  workspaces: { name: string; files: number; blobs: number; chunked: number; chunks: number; mapped: boolean }[];
+  total: { files: number; blobs: number; bytes: number; chunked: number; chunks: number };
+}
+
+it(`afs index status counts ${LARGE} files in bounded memory`, { timeout: 120_000 }, () => {
+  const { small, large } = trees;
+  if (!small || !large) throw new Error("the build test above made no homes");
+  const figures = [small, large].map(({ afs }) => measured(afs, ["index", "status", "--json"]));
+  const [s, l] = figures as [ReturnType<typeof measured>, ReturnType<typeof measured>];
+  console.info(
+    `index status peak RSS: ${SMALL} files ${s.maxRssKb} KB in ${s.ms} ms, ${LARGE} files ${l.maxRssKb} KB in ${l.ms} ms`,
+  );
+  for (const [{ stdout }, files] of [
+    [s, SMALL],
+    [l, LARGE],
+  ] as const) {
+    // Every file distinct, and chunked by the build (one passage each: they are small).
+    const status = JSON.parse(stdout) as Status;
+    expect(status.workspaces).toMatchObject([{ name: "big", files, blobs: files, chunked: files, mapped: true }]);
+    expect(status.total).toMatchObject({ files, blobs: files, chunked: files });
+    expect(status.total.chunks).toBeGreaterThanOrEqual(files);
+  }
+  expect(l.maxRssKb - s.maxRssKb).toBeLessThan(STATUS_GROWTH_LIMIT_KB);
 });
