@@ -8,15 +8,13 @@
 // (default 200,000 and 100,000 files of 16-256 bytes, both more than a build's batches in flight
 // hold; under /dev/shm when it exists; --full: files of ~2 KiB as bench/million.ts makes them).
 // The trees and stores are deleted afterwards.
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { emitJson, printTable, REPO_ROOT } from "./lib.js";
+import { afsCli, type CliRun, emitJson, printTable, REPO_ROOT } from "./lib.js";
 import { ensureTree, removeTree } from "./tree-gen.js";
 
 const MAIN = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
-const PROBE = join(REPO_ROOT, "test/process/max-rss.mjs");
 const BASE = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
 
 function arg(name: string): string | undefined {
@@ -24,29 +22,10 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-interface Run {
-  ms: number;
-  rssMb: number;
-  stdout: string;
-}
+type Run = CliRun;
 
 /** One afs CLI process over `home`: wall time and peak RSS. */
-function afs(home: string, args: string[]): Run {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    AFS_HOME: home,
-    AFS_ACTOR: "bench",
-    AFS_DAEMON: "off",
-    AFS_INDEX_BACKGROUND: "off",
-  };
-  for (const k of ["AFS_STORE", "AFS_WORKSPACE"]) delete env[k];
-  const start = performance.now();
-  const r = spawnSync(process.execPath, ["--import", PROBE, MAIN, ...args], { env, maxBuffer: 1 << 28 });
-  const ms = performance.now() - start;
-  if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
-  const kb = Number(/AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr.toString())?.[1] ?? Number.NaN);
-  return { ms, rssMb: kb / 1024, stdout: r.stdout.toString() };
-}
+const afs = (home: string, args: string[]): Run => afsCli(MAIN, home, args);
 
 interface Figures {
   files: number;
@@ -86,7 +65,9 @@ const small = Number(arg("--small-files") ?? 100_000);
 const full = process.argv.includes("--full");
 const figures: Figures[] = [];
 for (const n of [small, large]) figures.push(await measure(n, full));
-const cell = (r: Run): string => `${(r.ms / 1000).toFixed(1)} s, ${Math.round(r.rssMb)} MB`;
+/** Peak RSS in MB (as in the table: 2^20 bytes). */
+const mb = (r: Run): number => Math.round(r.rss / 1048576);
+const cell = (r: Run): string => `${(r.ms / 1000).toFixed(1)} s, ${mb(r)} MB`;
 printTable(
   `afs index build vs import (${MAIN})`,
   ["files", "ws import", "index build", "index builder (background's work)"],
@@ -94,14 +75,14 @@ printTable(
 );
 const [a, b] = figures as [Figures, Figures];
 console.log(
-  `peak RSS growth from ${a.files} to ${b.files} files: index build ${Math.round(b.build.rssMb - a.build.rssMb)} MB, builder ${Math.round(b.builder.rssMb - a.builder.rssMb)} MB, import ${Math.round(b.import.rssMb - a.import.rssMb)} MB`,
+  `peak RSS growth from ${a.files} to ${b.files} files: index build ${Math.round(mb(b.build) - mb(a.build))} MB, builder ${Math.round(mb(b.builder) - mb(a.builder))} MB, import ${Math.round(mb(b.import) - mb(a.import))} MB`,
 );
 emitJson("index-build", {
   cli: MAIN,
   figures: figures.map((f) => ({
     files: f.files,
-    import: { ms: Math.round(f.import.ms), rss_mb: Math.round(f.import.rssMb) },
-    build: { ms: Math.round(f.build.ms), rss_mb: Math.round(f.build.rssMb) },
-    builder: { ms: Math.round(f.builder.ms), rss_mb: Math.round(f.builder.rssMb) },
+    import: { ms: Math.round(f.import.ms), rss_mb: mb(f.import) },
+    build: { ms: Math.round(f.build.ms), rss_mb: mb(f.build) },
+    builder: { ms: Math.round(f.builder.ms), rss_mb: mb(f.builder) },
   })),
 });

@@ -1,6 +1,6 @@
 // Small helpers the benchmarks share: high-resolution timing, percentiles, aligned tables, the
 // one JSON line each benchmark ends with, temporary directories, and `afs serve` on a free port.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -172,4 +172,39 @@ export async function stdioSession(
   await client.listTools();
   if (transport.pid === null) throw new Error("afs mcp did not start");
   return { client, pid: transport.pid, close: () => client.close() };
+}
+
+/** One afs CLI process: wall time, and from test/process/max-rss.mjs its peak RSS and CPU time. */
+export interface CliRun {
+  ms: number;
+  /** Peak RSS in bytes (NaN when it could not be read). */
+  rss: number;
+  /** CPU time, user + system over all threads, in ms (NaN when it could not be read). */
+  cpu: number;
+  stdout: string;
+}
+
+const RSS_PROBE = join(REPO_ROOT, "test/process/max-rss.mjs");
+
+/**
+ * Runs the CLI at `main` over home `home` (no resident afs, no background builder of its own, no
+ * store or workspace from outside), failing on a non-zero exit.
+ */
+export function afsCli(main: string, home: string, args: readonly string[], cwd?: string): CliRun {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AFS_HOME: home,
+    AFS_ACTOR: "bench",
+    AFS_DAEMON: "off",
+    AFS_INDEX_BACKGROUND: "off",
+  };
+  for (const k of ["AFS_STORE", "AFS_WORKSPACE"]) delete env[k];
+  const start = performance.now();
+  const r = spawnSync(process.execPath, ["--import", RSS_PROBE, main, ...args], { env, cwd, maxBuffer: 1 << 30 });
+  const ms = performance.now() - start;
+  if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+  const stderr = r.stderr.toString();
+  const kb = /AFS_MAX_RSS_KB=(\d+)/.exec(stderr)?.[1];
+  const cpu = Number(/AFS_CPU_MS=(\d+)/.exec(stderr)?.[1] ?? Number.NaN);
+  return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, cpu, stdout: r.stdout.toString() };
 }

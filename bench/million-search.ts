@@ -16,12 +16,11 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { grep } from "../src/ops/index.js";
 import { Afs } from "../src/workspace/afs.js";
-import { emitJson, fmtMs, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
+import { afsCli, type CliRun, emitJson, fmtMs, median, printTable, REPO_ROOT, removeDir, round } from "./lib.js";
 import { ensureTree, infoPath, type TreeInfo } from "./tree-gen.js";
 import { type WarmServer, warmServerSearch } from "./warm-server.js";
 
 const MAIN = process.env.AFS_BENCH_CLI ?? join(REPO_ROOT, "dist/cli/main.js");
-const PROBE = join(REPO_ROOT, "test/process/max-rss.mjs");
 // The literals searched for: bench/tree-gen.ts's planted rare one and its common word on a generated
 // tree; these on a tree given with --tree (and on node_modules, where the rare one is absent).
 let RARE = "ZZRARE_SOLO_7f3a";
@@ -29,14 +28,7 @@ let COMMON = "import";
 const WARM_RUNS = 20;
 const COLD_RUNS = 3;
 
-interface Run {
-  ms: number;
-  /** Peak RSS in bytes (NaN when it could not be read). */
-  rss: number;
-  /** CPU time, user + system over all threads, in ms (NaN when it could not be read). */
-  cpu: number;
-  stdout: string;
-}
+type Run = CliRun;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -57,23 +49,7 @@ function timed(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv 
 }
 
 /** An afs CLI process (resident afs off, no builder of its own), with its peak RSS from the probe. */
-function afs(home: string, args: string[], cwd: string): Run {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    AFS_HOME: home,
-    AFS_ACTOR: "bench",
-    AFS_DAEMON: "off",
-    AFS_INDEX_BACKGROUND: "off",
-  };
-  for (const k of ["AFS_STORE", "AFS_WORKSPACE"]) delete env[k];
-  const start = performance.now();
-  const r = spawnSync(process.execPath, ["--import", PROBE, MAIN, ...args], { env, cwd, maxBuffer: 1 << 30 });
-  const ms = performance.now() - start;
-  if (r.status !== 0) throw new Error(`afs ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
-  const kb = /AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr.toString())?.[1];
-  const cpu = Number(/AFS_CPU_MS=(\d+)/.exec(r.stderr.toString())?.[1] ?? Number.NaN);
-  return { ms, rss: kb ? Number(kb) * 1024 : Number.NaN, cpu, stdout: r.stdout.toString() };
-}
+const afs = (home: string, args: string[], cwd: string): Run => afsCli(MAIN, home, args, cwd);
 
 /** Drops the maps of contents to paths from the home's index file (the search then lists the tree). */
 function dropMaps(home: string): void {
