@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import type { IndexStatus } from "../../src/workspace/search-indexes.js";
 import { type Cli, cli, ensureBuilt } from "./run.js";
 
 let afs: Cli;
@@ -15,19 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => afs.cleanup());
 
-interface Coverage {
-  files: number;
-  blobs: number;
-  bytes: number;
-  chunked: number;
-  chunks: number;
-  vectors?: number;
-}
-interface Status {
-  workspaces: (Coverage & { name: string; mapped: boolean })[];
-  total: Coverage;
-  stored: { blobs: number; chunks: number };
-}
+/** The JSON of `afs index status --json`: the type the status is made as. */
+type Status = IndexStatus;
 
 const ALPHA = "alpha: the first content, twice in one workspace\n";
 const ZETA = "zeta notes, in two identical directories\n";
