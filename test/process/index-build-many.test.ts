@@ -3,12 +3,11 @@
 // 100,000 files it grows by far less than the ~1.4 KB per file a build holding every file's record
 // needed. Then grep answers from the index (its head tree mapped) exactly what the tree holds, and
 // `afs index status` of the same trees counts every file, its memory as flat as the build's.
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { generateTree, type TreeInfo } from "../../bench/tree-gen.js";
-import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "../cli/run.js";
+import { type Cli, cli, ensureBuilt } from "../cli/run.js";
+import { measured as measuredRun } from "../helpers/peak-rss.js";
 
 const SMALL = 100_000;
 const LARGE = 200_000;
@@ -25,7 +24,6 @@ const GROWTH_LIMIT_KB = 96 * 1024;
  * streamed, ~4 MB (169 MB -> 173 MB).
  */
 const STATUS_GROWTH_LIMIT_KB = 48 * 1024;
-const PRELOAD = join(ROOT, "test/process/max-rss.mjs");
 const SHM = "/dev/shm";
 
 const homes: Cli[] = [];
@@ -47,21 +45,12 @@ interface Built {
   text: { indexed: number; mapped: number };
 }
 
-/** Runs the CLI with the RSS probe preloaded; returns its output, peak RSS in KB and wall time. */
-function measured(afs: Cli, args: readonly string[]): { stdout: string; maxRssKb: number; ms: number } {
-  const start = performance.now();
-  const r = spawnSync(process.execPath, ["--import", PRELOAD, MAIN, ...args], {
-    // One worker thread: a second adds ±30 MB between runs (the batches it has in flight), which
-    // is noise beside the growth measured here, not growth.
-    env: { ...afs.env, AFS_DAEMON: "off", AFS_INDEX_BACKGROUND: "off", AFS_INDEX_WORKERS: "1" },
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.status !== 0) throw new Error(`afs ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-  const kb = Number(/AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr)?.[1]);
-  expect(kb, `no RSS report from afs ${args.join(" ")}`).toBeGreaterThan(0);
-  return { stdout: r.stdout, maxRssKb: kb, ms: Math.round(performance.now() - start) };
-}
+/**
+ * Runs the CLI with the RSS probe preloaded. One worker thread: a second adds ±30 MB between runs
+ * (the batches it has in flight), which is noise beside the growth measured here, not growth.
+ */
+const measured = (afs: Cli, args: readonly string[]) =>
+  measuredRun({ ...afs.env, AFS_DAEMON: "off", AFS_INDEX_BACKGROUND: "off", AFS_INDEX_WORKERS: "1" }, args);
 
 /** A home with the generated tree imported as workspace "big", and its index built; the build's figures. */
 async function built(files: number): Promise<{ afs: Cli; info: TreeInfo; build: Built; maxRssKb: number }> {

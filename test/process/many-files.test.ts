@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { generateTree } from "../../bench/tree-gen.js";
-import { type Cli, cli, ensureBuilt, MAIN, ROOT } from "../cli/run.js";
+import { type Cli, cli, ensureBuilt } from "../cli/run.js";
+import { measured as measuredRun } from "../helpers/peak-rss.js";
 
 const SMALL = 20_000;
 const LARGE = 200_000;
@@ -19,7 +20,6 @@ const GROWTH_LIMIT_KB = 96 * 1024;
  * (and every tree it read) added ~108 MB; the streamed walk holds the directories along its way.
  */
 const GLOB_GROWTH_LIMIT_KB = 48 * 1024;
-const PRELOAD = join(ROOT, "test/process/max-rss.mjs");
 
 let afs: Cli;
 beforeAll(async () => {
@@ -29,17 +29,7 @@ beforeAll(async () => {
 afterAll(() => afs.cleanup());
 
 /** Runs the CLI with the RSS probe preloaded; returns stdout and the peak RSS in KB. */
-function measured(args: readonly string[]): { stdout: string; maxRssKb: number } {
-  const r = spawnSync(process.execPath, ["--import", PRELOAD, MAIN, ...args], {
-    env: afs.env,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  if (r.status !== 0) throw new Error(`afs ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-  const kb = Number(/AFS_MAX_RSS_KB=(\d+)/.exec(r.stderr)?.[1]);
-  expect(kb, `no RSS report from afs ${args.join(" ")}`).toBeGreaterThan(0);
-  return { stdout: r.stdout, maxRssKb: kb };
-}
+const measured = (args: readonly string[]) => measuredRun(afs.env, args);
 
 it(`imports ${LARGE} files in bounded memory, every file in place`, { timeout: 600_000 }, async () => {
   const small = afs.tmp("small");
@@ -57,7 +47,7 @@ it(`imports ${LARGE} files in bounded memory, every file in place`, { timeout: 6
 
   // A glob over the whole tree streams its walk: memory follows the matches, not the files walked.
   const globs = ["small", "large"].map((w) => measured(["fs", "glob", "*_1234.*", "-w", w]));
-  const [smallGlob, largeGlob] = globs as [{ stdout: string; maxRssKb: number }, { stdout: string; maxRssKb: number }];
+  const [smallGlob, largeGlob] = globs as [ReturnType<typeof measured>, ReturnType<typeof measured>];
   console.info(`glob peak RSS: ${SMALL} files ${smallGlob.maxRssKb} KB, ${LARGE} files ${largeGlob.maxRssKb} KB`);
   expect(largeGlob.stdout.split("\n").filter(Boolean).length).toBeGreaterThan(0);
   expect(largeGlob.maxRssKb - smallGlob.maxRssKb).toBeLessThan(GLOB_GROWTH_LIMIT_KB);
