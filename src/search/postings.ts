@@ -9,13 +9,22 @@
 
 import { POSTING_KEYS } from "./trigram-token.js";
 
-/** A batch's lists: key `keys[i]`'s is `bytes[ends[i - 1] ?? 0 .. ends[i])`. */
+/** A batch's lists (or a part's): key `keys[i]`'s is `bytes[ends[i - 1] ?? 0 .. ends[i])`. */
 export interface EncodedPostings {
+  /** The first text's place in the batch: its segment is ordered by it among the others. */
+  first: number;
   /** Distinct keys, ascending. */
   keys: Uint32Array;
   ends: Uint32Array;
   bytes: Uint8Array;
 }
+
+/**
+ * Postings a builder holds before its lists are finished as a part of their own (a segment): it
+ * holds them at 4 bytes each, twice over while finishing, and a batch of large bundles (a real
+ * tree's node_modules) came to tens of millions. A batch is written as one or more parts.
+ */
+export const PART_POSTINGS = 1 << 21;
 
 // Per-key counts, then cursors, for the counting sort in finish(): zeroed after each use, so one
 // table serves every batch of the process (12 MB, allocated on first use).
@@ -75,7 +84,7 @@ export class PostingsBuilder {
       table[k] = at;
       at += c;
     }
-    if (this.order.length < n) this.order = new Uint32Array(this.keys.length);
+    if (this.order.length < n) this.order = new Uint32Array(n);
     const order = this.order;
     for (let d = 0; d < this.locals.length; d++) {
       const value = (this.locals[d] as number) + 1;
@@ -110,8 +119,9 @@ export class PostingsBuilder {
       ends[j] = out;
       from = to;
     }
+    const first = this.locals[0] ?? 0;
     this.reset();
-    return { keys, ends, bytes: bytes.subarray(0, out) };
+    return { first, keys, ends, bytes: bytes.subarray(0, out) };
   }
 
   /** Drops what was added (a batch that failed midway). */

@@ -3,7 +3,6 @@
 // main thread spends its time writing them while the second core reads, inflates, tokenizes and
 // makes the posting lists. The builder (index-builder.ts) bounds how many batches are out (memory), and makes
 // a batch's rows itself rather than wait for the worker.
-import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import { AfsError, type ErrorCode } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
@@ -14,11 +13,11 @@ import type { TextRow } from "../store/search/text-rows.js";
 import type { Store } from "../store/store.js";
 import type { Recycle, RowsReply, RowsRequest, WorkerSetup } from "./index-worker.js";
 
-/** A batch's rows, all views of one buffer (handed back with recycle once they are written), and its posting lists. */
+/** A batch's rows, all views of one buffer (handed back with recycle once they are written), and its posting lists in parts. */
 export interface Rows {
   rows: TextRow[];
   buffer: ArrayBuffer;
-  postings: EncodedPostings;
+  postings: EncodedPostings[];
 }
 
 interface Waiting {
@@ -74,9 +73,11 @@ export class RowsWorker {
   /**
    * Workers for a builder over `store`, or null when the rows are made in process: a store that is
    * not a SQLite file (a Redis store's reads wait on the network, and its URL as shown holds no
-   * password), or AFS_INDEX_WORKERS=0. Unset, one per core up to two are used when their script
-   * is found (the writing thread then waits for them; more cores than that would be for the
-   * writer, which is one); AFS_INDEX_WORKERS=N requires N.
+   * password), or AFS_INDEX_WORKERS=0. Unset, one is used when its script is found;
+   * AFS_INDEX_WORKERS=N requires N. One is the default for a job that runs in the background: on
+   * an idle two-core machine a second made a million small files' build 12% faster (46 s -> 41 s),
+   * but on a busy one slower (46 s -> 61 s), and on a tree of large bundles (node_modules) no
+   * faster, for ~150 MB more.
    */
   static open(store: Store, maxIndexBytes: number, env: Env = {}): RowsWorker | null {
     const setting = env.AFS_INDEX_WORKERS;
@@ -97,7 +98,7 @@ export class RowsWorker {
       );
     }
     const workerData: WorkerSetup = { path: store.url.slice("sqlite:".length), maxIndexBytes };
-    const count = asked ?? Math.min(2, availableParallelism());
+    const count = asked ?? 1;
     RowsWorker.started += count;
     // A small young generation: the worker's garbage is each blob's short-lived bytes and strings,
     // and the default's semispaces cost ~30 MB of peak memory (measured: 310 MB -> 280 MB at 50k files).

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { AfsError } from "../core/errors.js";
 import type { Hash } from "../core/hash.js";
-import { type EncodedPostings, PostingsBuilder } from "../search/postings.js";
+import { type EncodedPostings, PART_POSTINGS, PostingsBuilder } from "../search/postings.js";
 import { checkedStore } from "../store/checked-store.js";
 import { readPendings, rowHead, type TextRow, textRow } from "../store/search/text-rows.js";
 import { SqliteStore } from "../store/sqlite/store.js";
@@ -30,7 +30,7 @@ export interface Recycle {
 }
 
 export type RowsReply =
-  | { id: number; rows: TextRow[]; buffer: ArrayBuffer; postings: EncodedPostings }
+  | { id: number; rows: TextRow[]; buffer: ArrayBuffer; postings: EncodedPostings[] }
   | { id: number; error: { code: string; message: string; details: Record<string, unknown> } };
 
 const port = parentPort;
@@ -59,18 +59,23 @@ if (port) {
     try {
       const packer = new Packer(free.pop());
       const rows: TextRow[] = [];
+      const parts: EncodedPostings[] = [];
       const sizeOf = (_: Hash, i: number) => message.sizes[i];
       for await (const pending of readPendings(store, message.hashes, sizeOf, setup.maxIndexBytes)) {
         const row = textRow(pending, rowHead(pending, setup.maxIndexBytes));
         // Its place in the batch is its place in the writer's ids (insertRows).
         postings.add(rows.length, row.keys);
         row.keys = NO_KEYS;
+        if (postings.postings >= PART_POSTINGS) parts.push(postings.finish());
         rows.push(packer.take(row));
       }
       const buffer = packer.finish(rows);
-      const lists = postings.finish();
-      const transfer = [buffer, lists.keys.buffer, lists.ends.buffer, lists.bytes.buffer] as ArrayBuffer[];
-      port.postMessage({ id: message.id, rows, buffer, postings: lists } satisfies RowsReply, transfer);
+      parts.push(postings.finish());
+      const transfer = [
+        buffer,
+        ...parts.flatMap((p) => [p.keys.buffer, p.ends.buffer, p.bytes.buffer]),
+      ] as ArrayBuffer[];
+      port.postMessage({ id: message.id, rows, buffer, postings: parts } satisfies RowsReply, transfer);
     } catch (e) {
       postings.reset();
       const error =

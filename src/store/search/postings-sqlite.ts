@@ -82,7 +82,7 @@ export class SqlitePostings {
   write(base: number, postings: EncodedPostings): void {
     const { keys, ends, bytes } = postings;
     if (keys.length === 0) return;
-    const seg = Number(this.st.newSegment.run(0, base, bytes.length).lastInsertRowid);
+    const seg = Number(this.st.newSegment.run(0, base + postings.first, bytes.length).lastInsertRowid);
     let from = 0;
     for (let j = 0; j < keys.length; j++) {
       const to = ends[j] as number;

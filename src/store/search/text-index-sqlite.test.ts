@@ -53,6 +53,31 @@ describe("SqliteTextIndex", () => {
     expect([...(await fresh.candidates(hashes, lit("rare3x1q"))).keys()]).toEqual([sha256(calls[3]?.[1] as Buffer)]);
   });
 
+  it("writes a batch of more postings than a part holds as several segments, each text still found", async () => {
+    const store = internalsOf(t.afs).store;
+    const index = new SqliteTextIndex(() => internalsOf(t.afs).searchDb, store);
+    const db = internalsOf(t.afs).searchDb.db;
+    // ~1,000 texts of ~3,000 random base-36 characters: ~2.9M postings in one transaction (3 MB).
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    const texts = Array.from({ length: 1000 }, (_, i) =>
+      Buffer.from(`${Array.from({ length: 3000 }, () => ((random() >>> 16) % 36).toString(36)).join("")}\nmark_${i}_end\n`),
+    );
+    await store.putBlobs(texts.map((data) => ({ hash: sha256(data), data })));
+    const hashes = texts.map((d) => sha256(d));
+    expect((await index.build(hashes)).indexed).toBe(texts.length);
+    const parts = db.prepare("SELECT first FROM text_segments ORDER BY first").pluck().all() as number[];
+    expect(parts.length).toBeGreaterThan(1);
+    expect(new Set(parts).size).toBe(parts.length);
+    for (const i of [0, 499, 500, 998, 999]) {
+      const got = [...(await index.candidates(hashes, { op: "lit", folded: `mark_${i}_end` })).keys()];
+      expect(got).toEqual([hashes[i]]);
+    }
+  });
+
   it("classifies a blob too large to index by its first bytes, never reading it whole", async () => {
     const text = Buffer.from("line of text\n".repeat(200_000)); // 2.6 MB
     const binary = Buffer.concat([Buffer.from([0, 1, 2]), Buffer.alloc(3_000_000, 7)]);

@@ -10,7 +10,7 @@ import { DEFAULT_TEXT_CACHE_BYTES } from "../../core/settings.js";
 import { decodeText } from "../../core/text.js";
 import { BANDS, BlockFilters, type ProbeTree, queryProbes, TRANSPOSE_MIN_BLOCKS } from "../../search/block-filters.js";
 import { countLines } from "../../search/count-lines.js";
-import { type EncodedPostings, type PostingQuery, PostingsBuilder } from "../../search/postings.js";
+import { type EncodedPostings, PART_POSTINGS, type PostingQuery, PostingsBuilder } from "../../search/postings.js";
 import { TextCache } from "../../search/text-cache.js";
 import type {
   BlockRun,
@@ -843,6 +843,7 @@ export class SqliteTextIndex implements TextIndex {
           const head = rowHead(pending, this.maxIndexBytes);
           const row = this.insertRow(base + i, pending, head, result, keep, () => textRow(pending, head));
           if (row) postings.add(i, row.keys);
+          if (postings.postings >= PART_POSTINGS) st.postings.write(base, postings.finish());
         });
         st.postings.write(base, postings.finish());
       })
@@ -869,7 +870,7 @@ export class SqliteTextIndex implements TextIndex {
    * those it makes; a row another writer got to first is skipped (its id, in the lists, names
    * nothing). Nothing of them stays in memory.
    */
-  insertRows(rows: readonly TextRow[], postings: EncodedPostings): TextIndexBuild {
+  insertRows(rows: readonly TextRow[], postings: readonly EncodedPostings[]): TextIndexBuild {
     const result: TextIndexBuild = { indexed: 0, bytes: 0, skipped: 0 };
     const st = this.st;
     st.db
@@ -878,7 +879,7 @@ export class SqliteTextIndex implements TextIndex {
         rows.forEach((row, i) => {
           this.insertRow(base + i, row, row, result, false, () => row);
         });
-        st.postings.write(base, postings);
+        for (const part of postings) st.postings.write(base, part);
       })
       .immediate();
     return result;
