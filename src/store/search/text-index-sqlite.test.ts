@@ -64,7 +64,9 @@ describe("SqliteTextIndex", () => {
       return seed;
     };
     const texts = Array.from({ length: 1000 }, (_, i) =>
-      Buffer.from(`${Array.from({ length: 3000 }, () => ((random() >>> 16) % 36).toString(36)).join("")}\nmark_${i}_end\n`),
+      Buffer.from(
+        `${Array.from({ length: 3000 }, () => ((random() >>> 16) % 36).toString(36)).join("")}\nmark_${i}_end\n`,
+      ),
     );
     await store.putBlobs(texts.map((data) => ({ hash: sha256(data), data })));
     const hashes = texts.map((d) => sha256(d));
