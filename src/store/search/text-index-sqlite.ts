@@ -885,7 +885,7 @@ export class SqliteTextIndex implements TextIndex {
     return result;
   }
 
-  /** Blob `id`'s row, then (unless another writer got there first) its filters from `made`; true when written. */
+  /** Blob `id`'s row, then (unless another writer got there first) its filters from `made`: the text's row when written. */
   private insertRow(
     id: number,
     blob: Pick<Pending, "hash" | "size">,
